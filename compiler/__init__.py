@@ -1,0 +1,18 @@
+"""chainc: a spreadsheet-style compiler for chains of LLM-serving capacity math.
+
+    from compiler import Project, solve, ask
+    project = Project()
+    model = project.model("goodput")
+    solution = solve(model, {"batch": 128}, project=project)
+    solution.display("tpot")            # 15.05 (ms/token)
+    ask(model, "max_batch", project=project).value   # 64
+"""
+
+from .checks import run_checks
+from .errors import ChaincError, ModelError, SolveError, StructureError, UnitError
+from .project import Project
+from .solve import Answer, Solution, ask, solve
+
+__version__ = "0.1.0"
+
+__all__ = ["Answer", "ChaincError", "ModelError", "Project", "Solution", "SolveError", "StructureError", "UnitError", "ask", "run_checks", "solve", "__version__"]

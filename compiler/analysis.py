@@ -1,0 +1,117 @@
+"""Structural analysis: which equation computes which unknown, and in what order.
+
+A maximum bipartite matching pairs equations with unknowns; what stays unmatched
+is reported in Dulmage-Mendelsohn terms (variables that cannot be determined,
+equations that are redundant or conflict). The matched graph's strongly
+connected components are the blocks: one equation is an assignment, more are an
+algebraic loop solved jointly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import networkx as nx
+
+from .errors import StructureError
+from .ir import Equation, Model
+
+
+@dataclass(frozen=True)
+class Block:
+    equations: tuple[Equation, ...]
+    unknowns: tuple[str, ...]
+
+
+def variables_of(model: Model, eq: Equation) -> tuple[str, ...]:
+    syms = eq.residual.free_symbols
+    return tuple(n for n, v in model.variables.items() if v.sym in syms)
+
+
+@lru_cache(maxsize=512)
+def plan_blocks(model: Model, known: frozenset[str], extra: tuple[Equation, ...] = ()) -> tuple[Block, ...]:
+    equations = model.equations + extra
+    unknowns = [n for n in model.variables if n not in known]
+    uses = {eq: [v for v in variables_of(model, eq) if v not in known] for eq in equations}
+    g = nx.Graph()
+    eq_nodes = [("e", eq.index) for eq in equations]
+    g.add_nodes_from(eq_nodes, bipartite=0)
+    g.add_nodes_from((("v", v) for v in unknowns), bipartite=1)
+    for eq in equations:
+        g.add_edges_from((("e", eq.index), ("v", v)) for v in uses[eq])
+    matching = nx.bipartite.hopcroft_karp_matching(g, top_nodes=eq_nodes)
+    by_index = {eq.index: eq for eq in equations}
+    free_vars = [v for v in unknowns if ("v", v) not in matching]
+    free_eqs = [eq for eq in equations if ("e", eq.index) not in matching]
+    if free_vars:
+        _underdetermined(model, g, matching, free_vars, by_index, known)
+    if free_eqs:
+        _overdetermined(model, g, matching, free_eqs, by_index, known)
+    order = nx.DiGraph()
+    order.add_nodes_from(eq.index for eq in equations)
+    for eq in equations:
+        for v in uses[eq]:
+            source = matching[("v", v)][1]
+            if source != eq.index:
+                order.add_edge(source, eq.index)
+    cond = nx.condensation(order)
+    blocks = []
+    for c in nx.lexicographical_topological_sort(cond, key=lambda c: min(cond.nodes[c]["members"])):
+        members = sorted(cond.nodes[c]["members"])
+        eqs = tuple(by_index[i] for i in members)
+        blocks.append(Block(eqs, tuple(matching[("e", i)][1] for i in members)))
+    return tuple(blocks)
+
+
+def _alternating(g: nx.Graph, matching: dict, starts: list, free_side: str) -> set:
+    """Nodes reachable from unmatched nodes along alternating paths."""
+    seen = set(starts)
+    stack = list(starts)
+    while stack:
+        node = stack.pop()
+        if node[0] == free_side:
+            nxt = list(g.neighbors(node))
+        else:
+            nxt = [matching[node]] if node in matching else []
+        for n in nxt:
+            if n not in seen:
+                seen.add(n)
+                stack.append(n)
+    return seen
+
+
+def _line(eq: Equation) -> str:
+    return f"line {eq.loc.line}: {eq.text}"
+
+
+def _underdetermined(model, g, matching, free_vars, by_index, known) -> None:
+    reach = _alternating(g, matching, [("v", v) for v in free_vars], "v")
+    stuck = sorted(n for kind, n in reach if kind == "v")
+    eqs = sorted((by_index[i] for kind, i in reach if kind == "e"), key=lambda e: e.index)
+    how = f"{len(stuck)} unknown{'s' if len(stuck) > 1 else ''} but {len(eqs) or 'no'} equation{'s' if len(eqs) != 1 else ''} to determine them"
+    detail = "; ".join(_line(e) for e in eqs)
+    hint = f"give a value to {' or '.join(stuck[:3])} (--given NAME=VALUE or a default), or add an equation"
+    if detail:
+        hint = f"these equations involve them: {detail}. " + hint
+    raise StructureError(f"under-determined: cannot determine {', '.join(stuck)} ({how})", (eqs[0].loc if eqs else model.variables[stuck[0]].loc), hint, undetermined=stuck)
+
+
+def _overdetermined(model, g, matching, free_eqs, by_index, known) -> None:
+    reach = _alternating(g, matching, [("e", eq.index) for eq in free_eqs], "e")
+    eqs = sorted((by_index[i] for kind, i in reach if kind == "e"), key=lambda e: e.index)
+    names = sorted({v for eq in eqs for v in variables_of(model, eq)})
+    fixed = [n for n in names if n in known]
+    inputs = [n for n in fixed if model.variables[n].default is not None]
+    given = [n for n in fixed if n not in inputs]
+    hint = "drop one of these equations, or make one of its variables unknown"
+    if given:
+        hint = f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} given but computed by the equations; free an input with --find ({', '.join(inputs[:4]) or 'one of them'})"
+    elif inputs:
+        hint = f"these inputs are all fixed: {', '.join(inputs)}; make one unknown with --find, or drop an equation"
+    raise StructureError(
+        f"over-determined: {len(eqs)} equation{'s' if len(eqs) > 1 else ''} for {len(eqs) - len(free_eqs)} unknown{'s' if len(eqs) - len(free_eqs) != 1 else ''}; redundant or conflicting: " + "; ".join(_line(e) for e in eqs),
+        eqs[0].loc,
+        hint,
+        redundant=[e.text for e in eqs],
+    )

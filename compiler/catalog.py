@@ -1,0 +1,121 @@
+"""The catalog: GPUs and LLMs in hardware/, each entry a small model of its own.
+
+`hardware/<kind>s/fields.yaml` declares every field of a kind (unit, meaning), so
+every chain runs on every entry. An entry types its measured values, each with
+its source in a comment, and states derived sizes (weight bytes, KV bytes per
+token) as equations, which the solver evaluates like any other model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import sympy as sp
+
+from .errors import ModelError
+from .ir import Model
+from .schema import CATALOG_SCHEMA, FIELDS_SCHEMA, validate
+from .source import load_yaml
+from .units import Dim
+
+KINDS = {"gpu": "gpus", "llm": "llms"}
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    unit: str
+    factor: sp.Rational
+    dim: Dim
+    description: str
+    latex: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: str
+    id: str
+    title: str
+    about: str
+    path: str
+    model: Model  # values as inputs, derived sizes as equations
+    values: dict[str, sp.Expr | None]  # every field, base units; None where the entry has no such value
+    typed: tuple[str, ...]  # fields typed in the entry (the rest are derived)
+
+
+class Catalog:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self._entries: dict[tuple[str, str], Entry] = {}
+
+    @cached_property
+    def fields(self) -> dict[str, dict[str, FieldSpec]]:
+        from .load import Builder
+
+        out = {}
+        for kind, folder in KINDS.items():
+            path = self.root / folder / "fields.yaml"
+            src = load_yaml(path)
+            validate(src, FIELDS_SCHEMA)
+            b = Builder(src, None)
+            specs = {}
+            for name, f in src.data["fields"].items():
+                unit, _, factor, dim = b.unit(f["unit"], ("fields", name, "unit"))
+                specs[name] = FieldSpec(name, unit if unit != "1" else "", factor, dim, f["description"], f.get("symbol", ""))
+            out[kind] = specs
+        return out
+
+    def field(self, kind: str, name: str) -> FieldSpec | None:
+        return self.fields[kind].get(name)
+
+    def ids(self, kind: str) -> list[str]:
+        return sorted(p.stem for p in (self.root / KINDS[kind]).glob("*.yaml") if p.stem != "fields")
+
+    def entry(self, kind: str, entry_id: str) -> Entry | None:
+        key = (kind, entry_id)
+        if key not in self._entries:
+            path = self.root / KINDS[kind] / f"{entry_id}.yaml"
+            if entry_id == "fields" or not path.is_file():
+                return None
+            self._entries[key] = self._load(kind, path)
+        return self._entries[key]
+
+    def entries(self, kind: str) -> list[Entry]:
+        return [self.entry(kind, i) for i in self.ids(kind)]
+
+    def _load(self, kind: str, path: Path) -> Entry:
+        from .load import Builder
+        from .solve import solve
+
+        src = load_yaml(path)
+        validate(src, CATALOG_SCHEMA)
+        d = src.data
+        if d["id"] != path.stem:
+            raise ModelError(f"entry id '{d['id']}' does not match its file name '{path.stem}'", src.loc(("id",)), f"rename the file or write id: {path.stem}")
+        fields = self.fields[kind]
+        b = Builder(src, None)
+        values = d["values"]
+        for name in values:
+            if name not in fields:
+                raise ModelError(f"'{name}' is not a {kind} field", src.loc(("values", name), key=True), f"fields are declared in {KINDS[kind]}/fields.yaml: {', '.join(fields)}")
+        derived_names = {str(e).split("=", 1)[0].strip() for e in d.get("derived") or []}
+        for name, f in fields.items():
+            if name in values and values[name] is None:
+                continue  # the entry has no such value (an A100 has no FP8)
+            if name not in values and name not in derived_names:
+                raise ModelError(f"{kind} entry '{d['id']}' lacks the field '{name}'", src.loc(("values",), key=True), f"add '{name}: <value> {f.unit}' with its source, or derive it under derived:")
+            kp = ("values", name) if name in values else ("derived",)
+            v = b.declare(name, {"unit": f.unit, "description": f.description, "symbol": f.latex, "domain": "nonnegative"}, kp)
+            if name in values:
+                b.finish_variable(v, {"value": values[name]}, kp)
+        equations = tuple(b.equation(i, e, ("derived", i)) for i, e in enumerate(d.get("derived") or []))
+        model = Model(
+            name=d["id"], title=d["title"], about=(d.get("about") or "").strip(), path=str(path), gpu=None, llm=None, imports=(),
+            variables=dict(b.variables), params={}, equations=equations, tables={}, aggregates={}, questions={}, checks=(), sweeps={}, loc=src.loc(()),
+        )  # fmt: skip
+        solution = solve(model)
+        out = {name: (solution.values[name] if name in solution.values else None) for name in fields}
+        typed = tuple(n for n in fields if n in values and values[n] is not None)
+        return Entry(kind, d["id"], d["title"], model.about, str(path), model, out, typed)

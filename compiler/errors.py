@@ -1,0 +1,79 @@
+"""One error root for every mistake chainc reports to a person.
+
+Each error carries where it happened (path, line, column, the source line) and a
+hint. Subclasses also inherit the matching builtin, as pint's errors do, so
+callers can catch ``ValueError`` without knowing chainc.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A place in a source file: 1-based line and column, and the line's text."""
+
+    path: str
+    line: int = 0
+    col: int = 0
+    text: str = ""
+
+    def shift(self, cols: int) -> Loc:
+        return replace(self, col=self.col + cols)
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}" if self.line else self.path
+
+
+class ChaincError(Exception):
+    """Root of chainc's errors: a message, a location and a hint."""
+
+    kind = "error"
+
+    def __init__(self, message: str, loc: Loc | None = None, hint: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+        self.hint = hint
+
+    def render(self) -> str:
+        """`path:line:col: error: message`, the source line with a caret, the hint."""
+        where = f"{self.loc}: " if self.loc else ""
+        lines = [f"{where}{self.kind}: {self.message}"]
+        if self.loc and self.loc.text:
+            lines.append(f"    {self.loc.text}")
+            lines.append("    " + " " * max(self.loc.col - 1, 0) + "^")
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
+        return "\n".join(lines)
+
+
+class ModelError(ChaincError, ValueError):
+    """The model file is wrong: syntax, schema, unknown names, forbidden constructs."""
+
+
+class UnitError(ModelError):
+    """Dimensions disagree; carries both sides' dimensions."""
+
+    def __init__(self, message: str, loc: Loc | None = None, hint: str = "", left: str = "", right: str = ""):
+        super().__init__(message, loc, hint)
+        self.left = left
+        self.right = right
+
+
+class StructureError(ModelError):
+    """The query is over- or under-determined."""
+
+    def __init__(self, message: str, loc: Loc | None = None, hint: str = "", undetermined=(), redundant=()):
+        super().__init__(message, loc, hint)
+        self.undetermined = tuple(undetermined)
+        self.redundant = tuple(redundant)
+
+
+class SolveError(ChaincError, ArithmeticError):
+    """No feasible answer, or no way to find one."""
+
+
+class ArgumentError(ChaincError, ValueError):
+    """A command-line argument is wrong."""

@@ -1,0 +1,369 @@
+"""The expression language: text -> (SymPy expression, dimension), without eval.
+
+Python's ``ast`` parses the text; only whitelisted node types are accepted, and
+SymPy objects are built by hand. Names are resolved by a scope (the model's
+variables, catalog values such as ``gpu.memory_bandwidth``, table columns).
+Units are checked in the same walk, so a mismatch points at the operator.
+
+    numbers        2, 0.5, 1e-3, 8_030_261_248  (exact rationals)
+    unit literals  1[token], 50[GB/s], 2[FLOP]
+    operators      + - * / ** ( ), comparisons, and / or / not
+    functions      min max ceil floor log exp sqrt abs, if(cond, a, b)
+    aggregates     sum(t.col) last(t.col) max(t.col) min(t.col) count(t)
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Protocol
+
+import sympy as sp
+
+from .errors import Loc, ModelError, UnitError
+from .units import DIMENSIONLESS, BadUnit, Dim, dim_str, parse_unit
+
+BOOL = "bool"  # the "dimension" of a condition
+ANY = None  # the dimension of a literal zero: it matches every dimension
+
+MAX_TEXT = 4000
+MAX_EXPONENT = 1000
+
+
+@dataclass(frozen=True)
+class Term:
+    expr: sp.Basic
+    dim: Dim | str | None
+
+
+class Scope(Protocol):
+    def lookup(self, name: str, loc: Loc) -> Term: ...
+    def aggregate(self, kind: str, table: str, column: str | None, loc: Loc) -> Term: ...
+    def is_table(self, name: str) -> bool: ...
+
+
+Where = Callable[[int, int], Loc]  # (lineno, col_offset) inside the text -> file location
+
+FUNCTIONS = ("min", "max", "ceil", "floor", "log", "exp", "sqrt", "abs", "if")
+AGGREGATES = ("sum", "last", "count", "max", "min")
+_COMPARE = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq, ast.NotEq: sp.Ne}
+_IF = "IF"  # `if` is a Python keyword; it is renamed token-wise (same length, so columns hold)
+
+
+def _prepare(text: str, where: Where) -> str:
+    """Rename the keyword `if` before '(' to `IF`; refuse '^' with a hint."""
+    if len(text) > MAX_TEXT:
+        raise ModelError(f"expression longer than {MAX_TEXT} characters", where(1, 0), "split it into several equations")
+    out = list(text.splitlines(keepends=True)) or [""]
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return text  # let ast.parse report the syntax error with its position
+    for tok, nxt in zip(toks, toks[1:] + [None]):
+        row, col = tok.start
+        if tok.type == tokenize.NAME and tok.string == "if" and nxt is not None and nxt.string == "(":
+            line = out[row - 1]
+            out[row - 1] = line[:col] + _IF + line[col + 2 :]
+        elif tok.type == tokenize.OP and tok.string in ("^", "^="):
+            raise ModelError("'^' is not a power here", where(row, col), "write powers as x**2")
+    return "".join(out)
+
+
+def parse_expression(text: str, where: Where, scope: Scope) -> Term:
+    raw = str(text)
+    lead = len(raw) - len(raw.lstrip(" \t"))
+    if lead:  # eval mode refuses leading blanks; keep columns true to the file
+        outer = where
+        where = lambda line, col: outer(line, col + lead if line == 1 else col)  # noqa: E731
+    text = _prepare(raw[lead:].rstrip(), where)
+    if not text:
+        raise ModelError("empty expression", where(1, 0), "write a formula, such as batch / tpot")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as e:
+        raise ModelError(
+            f"syntax error: {e.msg}", where(e.lineno or 1, max((e.offset or 1) - 1, 0)), "an expression is like: batch * context * kv_bytes_per_token"
+        ) from None
+    return _Builder(text, where, scope).visit(tree.body)
+
+
+def split_equation(text: str, where: Where) -> tuple[str, str, int]:
+    """'a = b + c' -> ('a ', ' b + c', offset of rhs). Exactly one '=' that is not part of ==, <=, >=, !=."""
+    text = str(text)
+    cuts = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.OP and tok.string == "=":
+                if tok.start[0] != 1:
+                    raise ModelError("write an equation on one line", where(tok.start[0], tok.start[1]), "")
+                cuts.append(tok.start[1])
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        cuts = [i for i, c in enumerate(text) if c == "=" and text[i - 1 : i] not in ("=", "<", ">", "!") and text[i + 1 : i + 2] != "="]
+    if len(cuts) != 1:
+        found = "no '='" if not cuts else f"{len(cuts)} '=' signs"
+        raise ModelError(f"an equation needs exactly one '=', found {found}", where(1, cuts[1] if len(cuts) > 1 else 0), "write it as: left side = right side (use == only inside conditions)")
+    return text[: cuts[0]], text[cuts[0] + 1 :], cuts[0] + 1
+
+
+def same_dim(a: Dim | str | None, b: Dim | str | None) -> bool:
+    return a is ANY or b is ANY or a == b
+
+
+class _Builder:
+    def __init__(self, text: str, where: Where, scope: Scope):
+        self.text, self.where, self.scope = text, where, scope
+
+    def loc(self, node: ast.AST) -> Loc:
+        return self.where(node.lineno, node.col_offset)
+
+    def fail(self, node: ast.AST, message: str, hint: str = "") -> ModelError:
+        return ModelError(message, self.loc(node), hint)
+
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.text, node) or ""
+
+    def visit(self, node: ast.AST) -> Term:
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            raise self.fail(node, f"{_describe(node)} is not allowed in an expression", "use numbers, names, + - * / **, comparisons and the functions " + ", ".join(FUNCTIONS))
+        return method(node)
+
+    # --- leaves -----------------------------------------------------------------
+    def visit_Constant(self, node: ast.Constant) -> Term:
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(node, f"{type(value).__name__} literals are not allowed", "expressions hold numbers, names and unit literals such as 2[GB]")
+        text = self.segment(node).replace("_", "")
+        exp = text.lower().split("e")[1] if "e" in text.lower() else "0"
+        if abs(int(exp or 0)) > 300:
+            raise self.fail(node, f"number {text} is out of range", "")
+        number = sp.Rational(text)
+        return Term(number, ANY if number == 0 else DIMENSIONLESS)
+
+    def visit_Name(self, node: ast.Name) -> Term:
+        if node.id.startswith("_"):
+            raise self.fail(node, f"name '{node.id}' is not allowed", "names may not start with '_'")
+        return self.scope.lookup(node.id, self.loc(node))
+
+    def visit_Attribute(self, node: ast.Attribute) -> Term:
+        if not isinstance(node.value, ast.Name) or node.attr.startswith("_") or node.value.id.startswith("_"):
+            raise self.fail(node, "attribute access is not allowed here", "only catalog and import references such as gpu.memory_bandwidth or llm.weight_bytes")
+        return self.scope.lookup(f"{node.value.id}.{node.attr}", self.loc(node))
+
+    def visit_Subscript(self, node: ast.Subscript) -> Term:
+        number = node.value
+        if not (isinstance(number, ast.Constant) and isinstance(number.value, (int, float)) and not isinstance(number.value, bool)):
+            raise self.fail(node, "subscripts are not allowed", "a unit literal is a number followed by its unit in brackets: 50[GB/s], 1[token]")
+        value = self.visit_Constant(number).expr
+        unit_text = self.segment(node.slice)
+        try:
+            _, factor, dim = parse_unit(unit_text)
+        except BadUnit as e:
+            raise self.fail(node.slice, str(e), "units are written as in pint: GB, GiB, ms, token/s, FLOP/token**2") from None
+        return Term(value * factor, dim)
+
+    # --- operators ----------------------------------------------------------------
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Term:
+        operand = self.visit(node.operand)
+        if isinstance(node.op, ast.Not):
+            self.want_bool(node.operand, operand)
+            return Term(sp.Not(operand.expr), BOOL)
+        self.want_number(node.operand, operand)
+        if isinstance(node.op, ast.USub):
+            return Term(-operand.expr, operand.dim)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        raise self.fail(node, f"operator {type(node.op).__name__} is not allowed", "")
+
+    def visit_BinOp(self, node: ast.BinOp) -> Term:
+        left, right = self.visit(node.left), self.visit(node.right)
+        self.want_number(node.left, left)
+        self.want_number(node.right, right)
+        op = type(node.op)
+        if op in (ast.Add, ast.Sub):
+            if not same_dim(left.dim, right.dim):
+                word = "add" if op is ast.Add else "subtract"
+                raise UnitError(
+                    f"cannot {word} {dim_str(left.dim)} and {dim_str(right.dim)}",
+                    self.loc(node),
+                    "both sides of + and - need the same dimension; a unit literal such as 1[token] may be missing",
+                    dim_str(left.dim),
+                    dim_str(right.dim),
+                )
+            dim = right.dim if left.dim is ANY else left.dim
+            return Term(left.expr + right.expr if op is ast.Add else left.expr - right.expr, dim)
+        if op is ast.Mult:
+            dim = ANY if ANY in (left.dim, right.dim) else left.dim * right.dim
+            return Term(left.expr * right.expr, dim)
+        if op is ast.Div:
+            dim = ANY if left.dim is ANY else left.dim / (right.dim if right.dim is not ANY else DIMENSIONLESS)
+            return Term(left.expr / right.expr, dim)
+        if op is ast.Pow:
+            return self.power(node, left, right)
+        raise self.fail(node, f"operator {_OPS.get(op, op.__name__)} is not allowed", "arithmetic is + - * / and ** for powers")
+
+    def power(self, node: ast.BinOp, base: Term, exp: Term) -> Term:
+        if exp.dim not in (DIMENSIONLESS, ANY):
+            raise UnitError(f"an exponent must be dimensionless, not {dim_str(exp.dim)}", self.loc(node.right), "divide by a unit first", dim_str(exp.dim), "dimensionless")
+        if exp.expr.is_number and abs(exp.expr) > MAX_EXPONENT:
+            raise self.fail(node.right, f"exponent {exp.expr} is too large", f"exponents are limited to {MAX_EXPONENT}")
+        if base.dim in (DIMENSIONLESS, ANY):
+            return Term(sp.Pow(base.expr, exp.expr), base.dim)
+        if not exp.expr.is_Rational:
+            raise UnitError(f"a quantity of {dim_str(base.dim)} can only be raised to a constant power", self.loc(node.right), "use a number as the exponent", dim_str(base.dim), "")
+        return Term(sp.Pow(base.expr, exp.expr), base.dim ** Fraction(int(exp.expr.p), int(exp.expr.q)))
+
+    def visit_Compare(self, node: ast.Compare) -> Term:
+        terms = [self.visit(node.left)] + [self.visit(c) for c in node.comparators]
+        nodes = [node.left] + list(node.comparators)
+        parts = []
+        for (a, an), (b, bn), op in zip(zip(terms, nodes), list(zip(terms, nodes))[1:], node.ops):
+            self.want_number(an, a)
+            self.want_number(bn, b)
+            if not same_dim(a.dim, b.dim):
+                raise UnitError(f"cannot compare {dim_str(a.dim)} with {dim_str(b.dim)}", self.loc(node), "both sides of a comparison need the same dimension", dim_str(a.dim), dim_str(b.dim))
+            parts.append(_COMPARE[type(op)](a.expr, b.expr))
+        return Term(sp.And(*parts) if len(parts) > 1 else parts[0], BOOL)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> Term:
+        values = [self.visit(v) for v in node.values]
+        for v, n in zip(values, node.values):
+            self.want_bool(n, v)
+        fn = sp.And if isinstance(node.op, ast.And) else sp.Or
+        return Term(fn(*[v.expr for v in values]), BOOL)
+
+    def visit_IfExp(self, node: ast.IfExp) -> Term:
+        raise self.fail(node, "'a if c else b' is not part of the language", "write if(c, a, b)")
+
+    # --- calls --------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> Term:
+        if not isinstance(node.func, ast.Name):
+            raise self.fail(node, "only the built-in functions can be called", "functions: " + ", ".join(FUNCTIONS))
+        name = "if" if node.func.id == _IF else node.func.id
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.fail(node, f"{name}() takes plain arguments", "")
+        if name in AGGREGATES and len(node.args) == 1 and self.names_table(node.args[0]):
+            return self.aggregate(node, name, node.args[0])
+        if name not in FUNCTIONS:
+            raise self.fail(node.func, f"unknown function '{name}'", "functions: " + ", ".join(FUNCTIONS) + "; aggregates over tables: " + ", ".join(AGGREGATES))
+        args = [self.visit(a) for a in node.args]
+        return getattr(self, "call_" + name)(node, args)
+
+    def names_table(self, arg: ast.AST) -> bool:
+        if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
+            return self.scope.is_table(arg.value.id)
+        return isinstance(arg, ast.Name) and self.scope.is_table(arg.id)
+
+    def aggregate(self, node: ast.Call, kind: str, arg: ast.AST) -> Term:
+        if kind == "count":
+            table = arg.id if isinstance(arg, ast.Name) else arg.value.id
+            return self.scope.aggregate("count", table, None, self.loc(node))
+        if not isinstance(arg, ast.Attribute):
+            raise self.fail(arg, f"{kind}() takes a table column, such as {kind}({arg.id}.step_time)", "")
+        return self.scope.aggregate(kind, arg.value.id, arg.attr, self.loc(node))
+
+    def arity(self, node: ast.Call, args: list[Term], low: int, high: int | None = None) -> None:
+        high = low if high is None else high
+        if not low <= len(args) <= high:
+            want = str(low) if low == high else f"{low} to {high}" if high < 99 else f"at least {low}"
+            raise self.fail(node, f"{node.func.id if node.func.id != _IF else 'if'}() takes {want} arguments, got {len(args)}", "")
+        for a, n in zip(args, node.args):
+            if a.dim != BOOL or node.func.id == _IF:
+                continue
+            raise self.fail(n, "a condition cannot be used as a number", "use if(cond, a, b)")
+
+    def dimensionless(self, node: ast.Call, args: list[Term]) -> None:
+        for a, n in zip(args, node.args):
+            if a.dim not in (DIMENSIONLESS, ANY):
+                raise UnitError(
+                    f"{node.func.id}() needs a dimensionless argument, not {dim_str(a.dim)}",
+                    self.loc(n),
+                    f"divide by a unit first, such as {node.func.id}(x / 1[token])",
+                    dim_str(a.dim),
+                    "dimensionless",
+                )
+
+    def extremum(self, node: ast.Call, args: list[Term], fn) -> Term:
+        self.arity(node, args, 2, 99)
+        dims = [a.dim for a in args if a.dim is not ANY]
+        for a, n in zip(args, node.args):
+            if dims and not same_dim(a.dim, dims[0]):
+                raise UnitError(f"{node.func.id}() mixes {dim_str(dims[0])} and {dim_str(a.dim)}", self.loc(n), "all arguments need the same dimension", dim_str(dims[0]), dim_str(a.dim))
+        return Term(fn(*[a.expr for a in args]), dims[0] if dims else ANY)
+
+    def call_min(self, node, args):
+        return self.extremum(node, args, sp.Min)
+
+    def call_max(self, node, args):
+        return self.extremum(node, args, sp.Max)
+
+    def unary(self, node, args, fn) -> Term:
+        self.arity(node, args, 1)
+        self.dimensionless(node, args)
+        return Term(fn(args[0].expr), DIMENSIONLESS if args[0].dim is not ANY else ANY)
+
+    def call_ceil(self, node, args):
+        return self.unary(node, args, sp.ceiling)
+
+    def call_floor(self, node, args):
+        return self.unary(node, args, sp.floor)
+
+    def call_exp(self, node, args):
+        return self.unary(node, args, sp.exp)
+
+    def call_log(self, node, args):
+        self.arity(node, args, 1, 2)
+        self.dimensionless(node, args)
+        return Term(sp.log(*[a.expr for a in args]), DIMENSIONLESS)
+
+    def call_sqrt(self, node, args):
+        self.arity(node, args, 1)
+        dim = args[0].dim
+        return Term(sp.sqrt(args[0].expr), dim if dim is ANY else dim ** Fraction(1, 2))
+
+    def call_abs(self, node, args):
+        self.arity(node, args, 1)
+        return Term(sp.Abs(args[0].expr), args[0].dim)
+
+    def call_if(self, node, args):
+        self.arity(node, args, 3)
+        cond, a, b = args
+        self.want_bool(node.args[0], cond)
+        self.want_number(node.args[1], a)
+        self.want_number(node.args[2], b)
+        if not same_dim(a.dim, b.dim):
+            raise UnitError(f"if() branches differ: {dim_str(a.dim)} and {dim_str(b.dim)}", self.loc(node), "both branches need the same dimension", dim_str(a.dim), dim_str(b.dim))
+        return Term(sp.Piecewise((a.expr, cond.expr), (b.expr, True)), b.dim if a.dim is ANY else a.dim)
+
+    # --- guards -------------------------------------------------------------------
+    def want_number(self, node: ast.AST, term: Term) -> None:
+        if term.dim == BOOL:
+            raise self.fail(node, "a condition cannot be used as a number", "use if(cond, a, b) to choose between values")
+
+    def want_bool(self, node: ast.AST, term: Term) -> None:
+        if term.dim != BOOL:
+            raise self.fail(node, "expected a condition (a comparison such as tpot <= tpot_target)", "")
+
+
+_OPS = {ast.BitXor: "^", ast.BitAnd: "&", ast.BitOr: "|", ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>"}
+
+
+def _describe(node: ast.AST) -> str:
+    names = {
+        "Lambda": "a lambda",
+        "JoinedStr": "an f-string",
+        "List": "a list",
+        "Tuple": "a tuple",
+        "Dict": "a dict",
+        "Set": "a set",
+        "ListComp": "a comprehension",
+        "GeneratorExp": "a generator",
+        "NamedExpr": "':='",
+        "Await": "await",
+        "Starred": "'*'",
+        "Slice": "a slice",
+    }
+    return names.get(type(node).__name__, type(node).__name__)

@@ -1,0 +1,191 @@
+"""The IR: frozen dataclasses for a loaded model. Every node knows its source.
+
+All numbers inside are exact SymPy numbers in base units (second, bit, token,
+request, FLOP). A variable's display unit is text plus the exact factor that
+turns a display-unit number into base units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from .errors import Loc
+from .units import Dim
+
+
+@dataclass(frozen=True)
+class Domain:
+    kind: str = "positive"  # positive | nonnegative | real
+    integer: bool = False
+    lo: sp.Expr | None = None  # base units, inclusive
+    hi: sp.Expr | None = None
+
+    def admits(self, x) -> bool:
+        if not x.is_real:
+            return False
+        if self.kind == "positive" and not x > 0:
+            return False
+        if self.kind == "nonnegative" and not x >= 0:
+            return False
+        if self.lo is not None and x < self.lo:
+            return False
+        return not (self.hi is not None and x > self.hi)
+
+    def describe(self) -> str:
+        words = [self.kind] + (["integer"] if self.integer else [])
+        return " ".join(words)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A named value with a display unit: the common part of variables, parameters and columns."""
+
+    name: str
+    unit: str  # display unit as written ('ms/token'); '' for dimensionless
+    factor: sp.Rational  # display -> base
+    dim: Dim
+    sym: sp.Symbol
+    description: str = ""
+    latex: str = ""
+    loc: Loc | None = None
+
+    def to_display(self, base_value):
+        return base_value / self.factor
+
+    def from_display(self, value):
+        return value * self.factor
+
+
+@dataclass(frozen=True)
+class Variable(Quantity):
+    default: sp.Expr | None = None  # base units; may hold parameter symbols
+    domain: Domain = field(default_factory=Domain)
+    digits: int | None = None  # significant figures to show
+
+
+@dataclass(frozen=True)
+class Param(Quantity):
+    """A value from outside the model: a catalog field (gpu.x, llm.x) or an imported model's variable."""
+
+    source: str = ""  # 'gpu', 'llm', or an import alias
+    field_name: str = ""
+
+
+@dataclass(frozen=True)
+class Equation:
+    index: int
+    text: str
+    lhs: sp.Expr
+    rhs: sp.Expr
+    loc: Loc
+    about: str = ""
+
+    @property
+    def residual(self) -> sp.Expr:
+        return self.lhs - self.rhs
+
+
+@dataclass(frozen=True)
+class Column(Quantity):
+    formula: str = ""
+    expr: sp.Expr = sp.Integer(0)
+    initial: sp.Expr = sp.Integer(0)  # value of prev.<col> in the first row
+    prev: sp.Symbol | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    about: str
+    rows: sp.Expr  # number of rows, a dimensionless expression of scalars
+    rows_text: str
+    columns: tuple[Column, ...]  # in evaluation order
+    index: sp.Symbol  # the row number, 1-based
+    inputs: tuple[str, ...]  # scalar variables the table depends on
+    max_rows: int
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """sum/last/max/min of a table column, or count of rows, used by scalar equations."""
+
+    func: sp.Function  # applied to the table's inputs, so dependencies are visible
+    kind: str
+    table: str
+    column: str | None
+
+
+@dataclass(frozen=True)
+class Question:
+    name: str
+    ask: str
+    find: str
+    condition: sp.Basic  # a relation such as tpot <= tpot_target
+    condition_text: str
+    seek: str  # 'max' or 'min'
+    step: sp.Rational | None  # rounding grid in base units (None: no rounding)
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Expectation:
+    name: str  # a variable, or the question's name
+    value: sp.Expr  # base units
+    written: str  # as written, e.g. '9.9 ms/token'
+    abs_tol: sp.Expr | None  # base units
+    rel_tol: sp.Expr | None
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Check:
+    index: int
+    about: str
+    given: tuple[tuple[str, sp.Expr], ...]  # name -> base-unit value
+    expect: tuple[Expectation, ...]
+    that: sp.Basic | None
+    that_text: str
+    question: str | None
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Sweep:
+    name: str
+    over: str
+    start: sp.Rational  # display units
+    stop: sp.Rational
+    step: sp.Rational
+    show: tuple[str, ...]
+    reference: str | None
+    about: str
+    loc: Loc
+
+
+@dataclass(frozen=True, eq=False)  # identity: a loaded model is a value object, compared by source
+class Model:
+    name: str
+    title: str
+    about: str
+    path: str
+    gpu: str | None
+    llm: str | None
+    imports: tuple[tuple[str, str], ...]  # alias -> model name
+    variables: dict[str, Variable]
+    params: dict[str, Param]
+    equations: tuple[Equation, ...]
+    tables: dict[str, Table]
+    aggregates: dict[str, Aggregate]  # by function name
+    questions: dict[str, Question]
+    checks: tuple[Check, ...]
+    sweeps: dict[str, Sweep]
+    loc: Loc
+
+    def quantity(self, name: str) -> Quantity | None:
+        return self.variables.get(name) or self.params.get(name)
+
+    def inputs(self) -> list[str]:
+        return [n for n, v in self.variables.items() if v.default is not None]

@@ -1,0 +1,408 @@
+"""Spec -> Model: parse expressions, resolve names, check units.
+
+A `Builder` turns one YAML source into IR nodes; `load_model` drives it for a
+model file, `catalog.py` for a catalog entry. Nothing here solves anything,
+except that an imported model's values come from solving that model.
+"""
+
+from __future__ import annotations
+
+import difflib
+import keyword
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+import sympy as sp
+
+from . import expr as ex
+from .errors import Loc, ModelError, UnitError
+from .ir import Aggregate, Check, Column, Domain, Equation, Expectation, Model, Param, Question, Sweep, Table, Variable
+from .schema import MODEL_SCHEMA, validate
+from .source import KeyPath, Source, load_yaml
+from .units import DIMENSIONLESS, BadUnit, dim_str, parse_quantity, parse_unit
+
+if TYPE_CHECKING:
+    from .project import Project
+
+RESERVED = {"gpu", "llm", "prev", "i"} | set(ex.FUNCTIONS) | set(ex.AGGREGATES)
+_QUANTITY = re.compile(r"^\s*[-+]?(\d[\d_,]*\.?\d*|\.\d+)([eE][-+]?\d+)?(\s*[A-Za-zµμ%(][^=<>]*)?\s*$")
+
+
+def symbol_for(name: str, domain: Domain | None = None) -> sp.Symbol:
+    if domain is None or domain.kind == "real":
+        return sp.Symbol(name, real=True)
+    return sp.Symbol(name, positive=True) if domain.kind == "positive" else sp.Symbol(name, nonnegative=True)
+
+
+class Builder:
+    """Builds IR nodes from one source file; also the scope for scalar expressions."""
+
+    def __init__(self, src: Source, project: Project | None, uses: dict[str, str] | None = None, imports: dict[str, Model] | None = None):
+        self.src = src
+        self.project = project
+        self.uses = uses or {}  # 'gpu' -> entry id
+        self.imports = imports or {}
+        self.variables: dict[str, Variable] = {}
+        self.params: dict[str, Param] = {}
+        self.tables: dict[str, Table] = {}
+        self.aggregates: dict[str, Aggregate] = {}
+        self.defaults_only = False  # while parsing default values: no model variables
+
+    # --- locations ------------------------------------------------------------------
+    def where(self, kp: KeyPath, offset: int = 0):
+        line0, col0 = self.src.marks.get(tuple(kp), (0, 0))
+        if not line0:
+            loc = self.src.loc(kp)
+            line0, col0 = loc.line, loc.col
+        return lambda line, col: self.src.at(line0 + line - 1, (col0 + offset + col) if line == 1 else col + 1)
+
+    def fail(self, kp: KeyPath, message: str, hint: str = "", key: bool = False) -> ModelError:
+        return ModelError(message, self.src.loc(kp, key=key), hint)
+
+    # --- scope ------------------------------------------------------------------------
+    def lookup(self, name: str, loc: Loc) -> ex.Term:
+        if name in self.variables and not self.defaults_only:
+            v = self.variables[name]
+            return ex.Term(v.sym, v.dim)
+        if "." in name:
+            return self.param(name, loc)
+        known = ([] if self.defaults_only else list(self.variables)) + list(self.params)
+        close = difflib.get_close_matches(name, known, n=3)
+        if self.defaults_only and name in self.variables:
+            raise ModelError(f"a default value cannot use the variable '{name}'", loc, "write the relation as an equation instead")
+        hint = f"did you mean {' or '.join(close)}?" if close else "declare it under variables:, or refer to a catalog value such as llm.weight_bytes"
+        raise ModelError(f"unknown name '{name}'", loc, hint)
+
+    def param(self, name: str, loc: Loc) -> ex.Term:
+        if name in self.params:
+            p = self.params[name]
+            return ex.Term(p.sym, p.dim)
+        prefix, field = name.split(".", 1)
+        if prefix in ("gpu", "llm"):
+            if prefix not in self.uses:
+                raise ModelError(f"'{name}' needs a {prefix.upper()}, and this model uses none", loc, f"add 'uses: {{{prefix}: <id>}}'; `chainc list` shows the ids")
+            spec = self.project.catalog.field(prefix, field)
+            if spec is None:
+                fields = self.project.catalog.fields[prefix]
+                close = difflib.get_close_matches(field, list(fields), n=3)
+                raise ModelError(f"{prefix.upper()}s have no value '{field}'", loc, f"did you mean {prefix}.{close[0]}?" if close else f"{prefix} values: {', '.join(sorted(fields))}")
+            p = Param(name, spec.unit, spec.factor, spec.dim, sp.Symbol(name, positive=True), spec.description, spec.latex, loc, prefix, field)
+        elif prefix in self.imports:
+            other = self.imports[prefix]
+            if field not in other.variables:
+                close = difflib.get_close_matches(field, list(other.variables), n=3)
+                raise ModelError(f"model '{other.name}' has no variable '{field}'", loc, f"did you mean {prefix}.{close[0]}?" if close else "")
+            v = other.variables[field]
+            p = Param(name, v.unit, v.factor, v.dim, sp.Symbol(name, real=True), v.description, v.latex, loc, prefix, field)
+        else:
+            aliases = ["gpu", "llm"] + list(self.imports)
+            raise ModelError(f"unknown reference '{name}'", loc, f"references start with one of: {', '.join(aliases)}")
+        self.params[name] = p
+        return ex.Term(p.sym, p.dim)
+
+    def is_table(self, name: str) -> bool:
+        return name in self.tables
+
+    def aggregate(self, kind: str, table: str, column: str | None, loc: Loc) -> ex.Term:
+        t = self.tables[table]
+        col = None
+        if column is not None:
+            col = next((c for c in t.columns if c.name == column), None)
+            if col is None:
+                raise ModelError(f"table '{table}' has no column '{column}'", loc, f"columns: {', '.join(c.name for c in t.columns)}")
+        fname = f"{kind}_{table}" + (f"_{column}" if column else "")
+        func = sp.Function(fname, real=True)
+        self.aggregates[fname] = Aggregate(func, kind, table, column)
+        args = [self.variables[n].sym for n in t.inputs]
+        return ex.Term(func(*args), DIMENSIONLESS if kind == "count" else col.dim)
+
+    # --- pieces -------------------------------------------------------------------------
+    def expression(self, text: Any, kp: KeyPath, scope=None, offset: int = 0) -> ex.Term:
+        return ex.parse_expression(str(text), self.where(kp, offset), scope or self)
+
+    def unit(self, spec: Any, kp: KeyPath):
+        text = "" if spec is None else str(spec)
+        try:
+            return (text.replace(" ", ""), *parse_unit(text))
+        except BadUnit as e:
+            raise self.fail(kp, str(e), "units are pint units: GB, GiB, TB/s, ms/token, token/s, FLOP, request") from None
+
+    def quantity(self, value: Any, kp: KeyPath, unit_text: str, factor, dim, what: str) -> sp.Expr:
+        """A value as written (number in display unit, 'number unit', or an expression of references) -> base units."""
+        raw = self.src.raw.get(tuple(kp), str(value))
+        if isinstance(value, bool):
+            raise self.fail(kp, f"{what}: expected a number, got {value}", "")
+        if isinstance(value, (int, float)) or _QUANTITY.match(raw):
+            number, unit = parse_quantity(raw)
+            if not unit:
+                return number * factor
+            try:
+                _, ufactor, udim = parse_unit(unit)
+            except BadUnit as e:
+                raise self.fail(kp, str(e), "write a number and a unit, such as '10 ms/token'") from None
+            if udim != dim:
+                raise UnitError(f"{what}: '{raw}' is {dim_str(udim)}, but {unit_text or 'the unit'} is {dim_str(dim)}", self.src.loc(kp), f"write the value in {unit_text or 'a dimensionless number'}", dim_str(udim), dim_str(dim))
+            return number * ufactor
+        self.defaults_only = True
+        try:
+            term = self.expression(raw, kp)
+        finally:
+            self.defaults_only = False
+        if not ex.same_dim(term.dim, dim):
+            raise UnitError(f"{what}: '{raw}' is {dim_str(term.dim)}, but {unit_text or 'the unit'} is {dim_str(dim)}", self.src.loc(kp), "", dim_str(term.dim), dim_str(dim))
+        return term.expr
+
+    def declare(self, name: str, spec: dict, kp: KeyPath) -> Variable:
+        if name in RESERVED or keyword.iskeyword(name):
+            raise self.fail(kp, f"'{name}' is a reserved word and cannot name a variable", "pick another name", key=True)
+        unit_text, _, factor, dim = self.unit(spec.get("unit"), kp + ("unit",))
+        domain = Domain(spec.get("domain", "positive"), bool(spec.get("integer", False)))
+        v = Variable(name, unit_text if unit_text != "1" else "", factor, dim, symbol_for(name, domain), spec.get("description", ""), spec.get("symbol", ""), self.src.loc(kp, key=True), domain=domain, digits=spec.get("digits"))
+        self.variables[name] = v
+        return v
+
+    def finish_variable(self, v: Variable, spec: dict, kp: KeyPath) -> Variable:
+        """Defaults and bounds may refer to catalog values, so they come after declarations."""
+        changes: dict[str, Any] = {}
+        if spec.get("value") is not None:
+            changes["default"] = self.quantity(spec["value"], kp + ("value",), v.unit, v.factor, v.dim, f"default of {v.name}")
+        lo = self.quantity(spec["min"], kp + ("min",), v.unit, v.factor, v.dim, f"min of {v.name}") if "min" in spec else None
+        hi = self.quantity(spec["max"], kp + ("max",), v.unit, v.factor, v.dim, f"max of {v.name}") if "max" in spec else None
+        if lo is not None or hi is not None:
+            changes["domain"] = Domain(v.domain.kind, v.domain.integer, lo, hi)
+        if changes:
+            v = _replace(v, **changes)
+            self.variables[v.name] = v
+        return v
+
+    def equation(self, index: int, item: Any, kp: KeyPath) -> Equation:
+        about = ""
+        if isinstance(item, dict):
+            about, item, kp = item.get("about", ""), item["equation"], kp + ("equation",)
+        text = str(item)
+        lhs_text, rhs_text, offset = ex.split_equation(text, self.where(kp))
+        lhs = self.expression(lhs_text, kp)
+        rhs = self.expression(rhs_text, kp, offset=offset)
+        for side, term in (("left", lhs), ("right", rhs)):
+            if term.dim == ex.BOOL:
+                raise self.fail(kp, f"the {side} side of the equation is a condition", "use if(cond, a, b) to pick a value")
+        if not ex.same_dim(lhs.dim, rhs.dim):
+            raise UnitError(
+                f"the sides of '{text.strip()}' differ: left is {dim_str(lhs.dim)}, right is {dim_str(rhs.dim)}",
+                self.src.loc(kp),
+                "a unit literal such as 1[token] or 1[request] may be missing on one side",
+                dim_str(lhs.dim),
+                dim_str(rhs.dim),
+            )
+        if not (lhs.expr.free_symbols | rhs.expr.free_symbols) & {v.sym for v in self.variables.values()}:
+            raise self.fail(kp, f"'{text.strip()}' involves no variable", "an equation relates variables of the model")
+        return Equation(index, text.strip(), lhs.expr, rhs.expr, self.src.loc(kp), about)
+
+    def table(self, name: str, spec: dict, kp: KeyPath) -> Table:
+        if name in RESERVED or name in self.variables or keyword.iskeyword(name):
+            raise self.fail(kp, f"table name '{name}' is taken", "tables, variables and references need distinct names", key=True)
+        index = sp.Symbol(f"{name}.i", positive=True, integer=True)
+        cols: dict[str, Column] = {}
+        specs = spec["columns"]
+        for cname, cspec in specs.items():
+            ckp = kp + ("columns", cname)
+            if cname in RESERVED or keyword.iskeyword(cname):
+                raise self.fail(ckp, f"'{cname}' is a reserved word and cannot name a column", "", key=True)
+            unit_text, _, factor, dim = self.unit(cspec.get("unit"), ckp + ("unit",))
+            cols[cname] = Column(
+                cname, unit_text if unit_text != "1" else "", factor, dim, sp.Symbol(f"{name}.{cname}", real=True), cspec.get("description", ""), cspec.get("symbol", ""), self.src.loc(ckp, key=True),
+                formula=str(cspec["formula"]), prev=sp.Symbol(f"{name}.prev.{cname}", real=True),
+            )
+        scope = _TableScope(self, index, cols)
+        deps = nx.DiGraph()
+        built = {}
+        for cname, c in cols.items():
+            ckp = kp + ("columns", cname)
+            term = self.expression(c.formula, ckp + ("formula",), scope)
+            if not ex.same_dim(term.dim, c.dim):
+                raise UnitError(f"column {name}.{cname}: the formula is {dim_str(term.dim)}, the unit {c.unit or '1'} is {dim_str(c.dim)}", self.src.loc(ckp + ("formula",)), "", dim_str(term.dim), dim_str(c.dim))
+            initial = self.quantity(specs[cname]["initial"], ckp + ("initial",), c.unit, c.factor, c.dim, f"initial of {cname}") if "initial" in specs[cname] else sp.Integer(0)
+            built[cname] = _replace(c, expr=term.expr, initial=initial)
+            deps.add_node(cname)
+            for other in cols.values():
+                if other.sym in term.expr.free_symbols:
+                    deps.add_edge(other.name, cname)
+        try:
+            order = list(nx.lexicographical_topological_sort(deps, key=list(cols).index))
+        except nx.NetworkXUnfeasible:
+            cycle = " -> ".join(a for a, _ in nx.find_cycle(deps))
+            raise self.fail(kp + ("columns",), f"table '{name}': columns depend on each other in a loop: {cycle}", "refer to the previous row with prev.<column>") from None
+        rows = self.expression(spec["rows"], kp + ("rows",))
+        if rows.dim not in (DIMENSIONLESS, ex.ANY):
+            raise UnitError(f"table '{name}': rows must be a dimensionless count, not {dim_str(rows.dim)}", self.src.loc(kp + ("rows",)), "divide by a unit, e.g. ceil(prompt / budget)", dim_str(rows.dim), "dimensionless")
+        columns = tuple(built[c] for c in order)
+        used = set().union(rows.expr.free_symbols, *[c.expr.free_symbols | c.initial.free_symbols for c in columns])
+        inputs = tuple(sorted(n for n, v in self.variables.items() if v.sym in used))
+        t = Table(name, spec.get("about", ""), rows.expr, str(spec["rows"]), columns, index, inputs, int(spec.get("max_rows", 1000)), self.src.loc(kp, key=True))
+        self.tables[name] = t
+        return t
+
+
+class _TableScope:
+    """Names inside a column formula: i, prev.<column>, this row's columns, then scalars."""
+
+    def __init__(self, builder: Builder, index: sp.Symbol, cols: dict[str, Column]):
+        self.b, self.index, self.cols = builder, index, cols
+
+    def lookup(self, name: str, loc: Loc) -> ex.Term:
+        if name == "i":
+            return ex.Term(self.index, DIMENSIONLESS)
+        if name in self.cols:
+            return ex.Term(self.cols[name].sym, self.cols[name].dim)
+        if name.startswith("prev."):
+            cname = name[5:]
+            if cname not in self.cols:
+                raise ModelError(f"no column '{cname}' for prev.{cname}", loc, f"columns: {', '.join(self.cols)}")
+            return ex.Term(self.cols[cname].prev, self.cols[cname].dim)
+        return self.b.lookup(name, loc)
+
+    def aggregate(self, kind, table, column, loc):
+        raise ModelError("aggregates cannot be used inside a table", loc, "compute the aggregate in a scalar equation")
+
+    def is_table(self, name: str) -> bool:
+        return False
+
+
+def _replace(obj, **changes):
+    from dataclasses import replace
+
+    return replace(obj, **changes)
+
+
+# --- the model file -------------------------------------------------------------------------
+
+
+def load_model(path: str | Path, project: Project, text: str | None = None, _stack: tuple[str, ...] = ()) -> Model:
+    src = load_yaml(path, text)
+    if not isinstance(src.data, dict):
+        raise ModelError("a model file is a YAML mapping", src.loc(()), "start with 'name:', 'title:', 'variables:' and 'equations:'")
+    validate(src, MODEL_SCHEMA)
+    d = src.data
+    uses = {k: str(v) for k, v in (d.get("uses") or {}).items() if k in ("gpu", "llm")}
+    for kind, entry in uses.items():
+        if project.catalog.entry(kind, entry) is None:
+            ids = project.catalog.ids(kind)
+            close = difflib.get_close_matches(entry, ids, n=1)
+            raise ModelError(f"unknown {kind.upper()} '{entry}'", src.loc(("uses", kind)), f"did you mean {close[0]}?" if close else f"known: {', '.join(ids)}")
+    imports = {}
+    for alias, other in ((d.get("uses") or {}).get("models") or {}).items():
+        if alias in RESERVED or alias in d["variables"]:
+            raise ModelError(f"import alias '{alias}' is taken", src.loc(("uses", "models", alias), key=True), "pick another alias")
+        if other in _stack + (d["name"],):
+            raise ModelError(f"models import each other in a loop: {' -> '.join(_stack + (d['name'], other))}", src.loc(("uses", "models", alias)), "")
+        imports[alias] = project.model(other, _stack=_stack + (d["name"],), loc=src.loc(("uses", "models", alias)))
+    b = Builder(src, project, uses, imports)
+    specs = d["variables"]
+    for name, spec in specs.items():
+        b.declare(name, spec or {}, ("variables", name))
+    for name, spec in specs.items():
+        b.finish_variable(b.variables[name], spec or {}, ("variables", name))
+    for name, spec in (d.get("tables") or {}).items():
+        b.table(name, spec, ("tables", name))
+    equations = tuple(b.equation(i, item, ("equations", i)) for i, item in enumerate(d["equations"]))
+    questions = {name: _question(b, name, q, ("questions", name)) for name, q in (d.get("questions") or {}).items()}
+    checks = tuple(_check(b, i, c, ("checks", i), questions) for i, c in enumerate(d.get("checks") or []))
+    sweeps = {name: _sweep(b, name, s, ("sweeps", name)) for name, s in (d.get("sweeps") or {}).items()}
+    return Model(
+        name=d["name"], title=d["title"], about=(d.get("about") or "").strip(), path=str(path),
+        gpu=uses.get("gpu"), llm=uses.get("llm"), imports=tuple((a, m.name) for a, m in imports.items()),
+        variables=dict(b.variables), params=dict(sorted(b.params.items())), equations=equations, tables=dict(b.tables),
+        aggregates=dict(sorted(b.aggregates.items())), questions=questions, checks=checks, sweeps=sweeps, loc=src.loc(()),
+    )  # fmt: skip
+
+
+def _variable(b: Builder, name: Any, kp: KeyPath) -> Variable:
+    if name not in b.variables:
+        close = difflib.get_close_matches(str(name), list(b.variables), n=1)
+        raise b.fail(kp, f"unknown variable '{name}'", f"did you mean {close[0]}?" if close else "it must be declared under variables:")
+    return b.variables[name]
+
+
+def _question(b: Builder, name: str, q: dict, kp: KeyPath) -> Question:
+    v = _variable(b, q["find"], kp + ("find",))
+    cond = b.expression(q["such_that"], kp + ("such_that",))
+    if cond.dim != ex.BOOL or not isinstance(cond.expr, (sp.Lt, sp.Le, sp.Gt, sp.Ge)):
+        raise b.fail(kp + ("such_that",), "such_that must be one comparison with <, <=, > or >=", "for example: tpot <= tpot_target")
+    step = None
+    if "step" in q:
+        step = b.quantity(q["step"], kp + ("step",), v.unit, v.factor, v.dim, "step")
+    elif v.domain.integer:
+        step = v.factor
+    return Question(name, q.get("ask", ""), v.name, cond.expr, str(q["such_that"]), q["seek"], step, b.src.loc(kp, key=True))
+
+
+def _tolerance(b: Builder, spec: Any, kp: KeyPath, unit: str, factor, dim):
+    text = str(spec).strip()
+    if text.endswith("%"):
+        return None, sp.Rational(text[:-1].strip()) / 100
+    return b.quantity(spec, kp, unit, factor, dim, "tolerance"), None
+
+
+def _written_tolerance(raw: str, factor) -> sp.Expr:
+    """Half a unit in the last written digit: '9.9' -> 0.05, '8,505' -> 0.5, '1.2e3' -> 50."""
+    number, _ = parse_quantity(raw)
+    m = re.match(r"\s*[-+]?[\d_,]*(?:\.(\d*))?(?:[eE]([-+]?\d+))?", raw)
+    decimals = len(m.group(1) or "") - int(m.group(2) or 0)
+    return sp.Rational(1, 2) * sp.Integer(10) ** (-decimals) * factor
+
+
+def _check(b: Builder, index: int, c: dict, kp: KeyPath, questions: dict[str, Question]) -> Check:
+    given = []
+    for name, value in (c.get("given") or {}).items():
+        v = _variable(b, name, kp + ("given", name))
+        given.append((v.name, b.quantity(value, kp + ("given", name), v.unit, v.factor, v.dim, f"given {name}")))
+    question = c.get("question")
+    expects = []
+    raw_expect = c.get("expect")
+    if question is not None:
+        if question not in questions:
+            raise b.fail(kp + ("question",), f"unknown question '{question}'", f"questions: {', '.join(questions) or 'none'}")
+        if raw_expect is None or isinstance(raw_expect, dict):
+            raise b.fail(kp, "a question check needs 'expect: <answer>'", "for example: expect: 64")
+        raw_expect = {questions[question].find: raw_expect}
+        ekp = lambda name: kp + ("expect",)  # noqa: E731
+    else:
+        if isinstance(raw_expect, (int, float, str)):
+            raise b.fail(kp + ("expect",), "expect takes {variable: value} here", "or add 'question:' to check a question's answer")
+        ekp = lambda name: kp + ("expect", name)  # noqa: E731
+    for name, value in (raw_expect or {}).items():
+        v = _variable(b, name, ekp(name))
+        raw = b.src.raw.get(ekp(name), str(value))
+        base = b.quantity(value, ekp(name), v.unit, v.factor, v.dim, f"expected {name}")
+        if "tolerance" in c:
+            abs_tol, rel_tol = _tolerance(b, c["tolerance"], kp + ("tolerance",), v.unit, v.factor, v.dim)
+        else:
+            _, written_unit = parse_quantity(raw) if _QUANTITY.match(raw) else (None, "")
+            wfactor = parse_unit(written_unit)[1] if written_unit else v.factor
+            abs_tol, rel_tol = (_written_tolerance(raw, wfactor), None) if _QUANTITY.match(raw) else (None, sp.Rational(1, 10**9))
+        expects.append(Expectation(name, base, raw, abs_tol, rel_tol, b.src.loc(ekp(name))))
+    that, that_text = None, ""
+    if "that" in c:
+        term = b.expression(c["that"], kp + ("that",))
+        if term.dim != ex.BOOL:
+            raise b.fail(kp + ("that",), "'that' must be a relation, such as a == b or a <= b", "")
+        that, that_text = term.expr, str(c["that"])
+    if not expects and that is None:
+        raise b.fail(kp, "a check needs 'expect' or 'that'", "for example: expect: {latency: 7.975 s}")
+    return Check(index, c.get("about", ""), tuple(given), tuple(expects), that, that_text, question, b.src.loc(kp))
+
+
+def _sweep(b: Builder, name: str, s: dict, kp: KeyPath) -> Sweep:
+    over = _variable(b, s["over"], kp + ("over",))
+    show = tuple(_variable(b, n, kp + ("show", i)).name for i, n in enumerate(s["show"]))
+    ref = _variable(b, s["reference"], kp + ("reference",)).name if s.get("reference") else None
+    raw = lambda k: sp.Rational(b.src.raw.get(kp + (k,), str(s[k])))  # noqa: E731
+    step = raw("step") if "step" in s else sp.Integer(1)
+    start, stop = raw("from"), raw("to")
+    if stop < start:
+        raise b.fail(kp + ("to",), "a sweep's 'to' must not be below 'from'", "")
+    if (stop - start) / step > 100000:
+        raise b.fail(kp + ("step",), "a sweep of more than 100,000 points", "use a larger step")
+    return Sweep(name, over.name, start, stop, step, show, ref, s.get("about", ""), b.src.loc(kp, key=True))

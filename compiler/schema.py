@@ -1,0 +1,240 @@
+"""The model file format as JSON Schema: validated on load, printed by `chainc schema`.
+
+An editor with a YAML language server completes and checks model files with it:
+put `# yaml-language-server: $schema=../docs/model.schema.json` on the first line.
+"""
+
+from __future__ import annotations
+
+import jsonschema
+
+from .errors import ModelError
+from .source import Source
+
+IDENT = "^[a-z][a-z0-9_]*$"
+SLUG = "^[a-z0-9][a-z0-9.-]*$"
+
+_text = {"type": "string"}
+_number_or_text = {"type": ["number", "string"]}
+_quantity = {
+    "description": "A number in the variable's display unit (64), a quantity with its unit ('10 ms/token'), "
+    "or an expression of catalog values and imports ('llm.weight_bytes').",
+    "type": ["number", "string"],
+}
+
+VARIABLE = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "unit": {"type": ["string", "number"], "description": "Display unit: 'ms/token', 'GB', 'token/s'; '1' or omitted when dimensionless."},
+        "value": {**_quantity, "description": "Default value; a variable with a default is an input. " + _quantity["description"]},
+        "description": {**_text, "description": "What the variable means, in words."},
+        "symbol": {**_text, "description": "LaTeX symbol, such as 'T_{\\\\mathrm{pot}}' or '\\\\lambda'."},
+        "domain": {"enum": ["positive", "nonnegative", "real"], "description": "Sign of the values (default positive); picks the root when solving."},
+        "integer": {"type": "boolean", "description": "Only whole values make sense (a batch size); questions round to them."},
+        "min": {**_number_or_text, "description": "Smallest allowed value (display unit or quantity)."},
+        "max": {**_number_or_text, "description": "Largest allowed value (display unit or quantity)."},
+        "digits": {"type": "integer", "minimum": 1, "maximum": 15, "description": "Significant figures to show."},
+    },
+}
+
+EQUATION = {
+    "description": "An equation 'left = right' in the expression language; equations may come in any order.",
+    "oneOf": [
+        {"type": "string"},
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["equation"],
+            "properties": {"equation": _text, "about": _text},
+        },
+    ],
+}
+
+COLUMN = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["formula"],
+    "properties": {
+        "unit": {"type": ["string", "number"]},
+        "formula": {**_text, "description": "Expression of i (the row, from 1), scalars, this row's other columns and prev.<column>."},
+        "initial": {**_quantity, "description": "Value of prev.<column> in the first row (default 0)."},
+        "description": _text,
+        "symbol": _text,
+    },
+}
+
+TABLE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["rows", "columns"],
+    "properties": {
+        "about": _text,
+        "rows": {**_number_or_text, "description": "Number of rows: a dimensionless expression of scalars."},
+        "max_rows": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Upper bound on rows (default 1000); workbooks lay out this many."},
+        "columns": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": IDENT}, "additionalProperties": COLUMN},
+    },
+}
+
+QUESTION = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["find", "such_that", "seek"],
+    "properties": {
+        "ask": {**_text, "description": "The question in words."},
+        "find": {**_text, "description": "The variable to answer with."},
+        "such_that": {**_text, "description": "The condition the answer must meet, such as 'tpot <= tpot_target'."},
+        "seek": {"enum": ["max", "min"], "description": "The largest or the smallest value that meets the condition."},
+        "step": {**_number_or_text, "description": "Round the answer to this grid, on the safe side (integers default to 1)."},
+    },
+}
+
+CHECK = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "about": {**_text, "description": "The line of the card this check reproduces."},
+        "given": {"type": "object", "description": "Inputs to change for this check.", "additionalProperties": _quantity},
+        "expect": {
+            "description": "Expected values: {variable: value}; with 'question', the answer. "
+            "Without a tolerance, a value must agree to the digits it is written with.",
+            "oneOf": [{"type": "object", "additionalProperties": _number_or_text}, _number_or_text],
+        },
+        "that": {**_text, "description": "A relation that must hold, such as 'token_rate == arrival_rate * 299[token] / 1[request]'."},
+        "question": {**_text, "description": "A question whose answer is compared with 'expect'."},
+        "tolerance": {**_number_or_text, "description": "'0.1%' (relative), a quantity such as '0.5 ms' (absolute), or a number in the display unit."},
+    },
+}
+
+SWEEP = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["over", "from", "to", "show"],
+    "properties": {
+        "about": _text,
+        "over": {**_text, "description": "The input to vary."},
+        "from": {"type": "number"},
+        "to": {"type": "number"},
+        "step": {"type": "number", "exclusiveMinimum": 0},
+        "show": {"type": "array", "items": _text, "minItems": 1, "description": "Variables to plot."},
+        "reference": {**_text, "description": "A variable drawn as a horizontal line (a target)."},
+    },
+}
+
+MODEL_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://chainc.dev/model.schema.json",
+    "title": "chainc model",
+    "description": "A chain of serving math: variables with units, equations, tables, questions and checks.",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["name", "title", "variables", "equations"],
+    "properties": {
+        "name": {"type": "string", "pattern": SLUG, "description": "The model's name, as used on the command line (littles-law)."},
+        "title": _text,
+        "about": _text,
+        "uses": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "gpu": {**_text, "description": "Default GPU from hardware/gpus (h100-sxm); its values are gpu.<field>."},
+                "llm": {**_text, "description": "Default LLM from hardware/llms (llama-3.1-8b); its values are llm.<field>."},
+                "models": {
+                    "type": "object",
+                    "description": "Models this one builds on: {alias: model name}; their solved values are alias.<variable>.",
+                    "propertyNames": {"pattern": IDENT},
+                    "additionalProperties": {"type": "string", "pattern": SLUG},
+                },
+            },
+        },
+        "variables": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": IDENT}, "additionalProperties": VARIABLE},
+        "equations": {"type": "array", "items": EQUATION},
+        "tables": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": TABLE},
+        "questions": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": QUESTION},
+        "checks": {"type": "array", "items": CHECK},
+        "sweeps": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": SWEEP},
+    },
+}
+
+CATALOG_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "chainc catalog entry",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "title", "values"],
+    "properties": {
+        "id": {"type": "string", "pattern": SLUG},
+        "title": _text,
+        "about": _text,
+        "values": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": {"type": ["number", "string", "null"]}},
+        "derived": {"type": "array", "items": _text},
+    },
+}
+
+FIELDS_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["kind", "fields"],
+    "properties": {
+        "kind": {"enum": ["gpu", "llm"]},
+        "about": _text,
+        "fields": {
+            "type": "object",
+            "propertyNames": {"pattern": IDENT},
+            "additionalProperties": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["unit", "description"],
+                "properties": {"unit": {"type": ["string", "number"]}, "description": _text, "symbol": _text},
+            },
+        },
+    },
+}
+
+
+def validate(src: Source, schema: dict) -> None:
+    """Raise ModelError at the first schema violation (by position in the file)."""
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(src.data), key=lambda e: (src.loc(tuple(e.absolute_path)).line, list(map(str, e.absolute_path))))
+    if not errors:
+        return
+    err = errors[0]
+    err = _deepest(err)
+    path = tuple(err.absolute_path)
+    where = ".".join(map(str, path)) or "the file"
+    message, hint = _explain(err, where)
+    key = err.validator == "additionalProperties" or err.validator == "propertyNames"
+    loc = src.loc(path + (_extra_key(err),), key=True) if key and _extra_key(err) else src.loc(path)
+    raise ModelError(message, loc, hint)
+
+
+def _deepest(err: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    while err.context:
+        err = max(err.context, key=lambda e: len(e.absolute_path))
+    return err
+
+
+def _extra_key(err: jsonschema.ValidationError) -> str | None:
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = set(err.schema.get("properties", {}))
+        extra = sorted(k for k in err.instance if k not in allowed)
+        return extra[0] if extra else None
+    if err.validator == "propertyNames":
+        return str(err.instance)
+    return None
+
+
+def _explain(err: jsonschema.ValidationError, where: str) -> tuple[str, str]:
+    if err.validator == "additionalProperties":
+        extra = _extra_key(err)
+        allowed = ", ".join(sorted(err.schema.get("properties", {})))
+        return f"unknown key '{extra}' in {where}", f"allowed keys: {allowed}"
+    if err.validator == "required":
+        return f"{where}: {err.message}", "see docs/model-format.md"
+    if err.validator == "pattern" or err.validator == "propertyNames":
+        return f"'{err.instance}' is not a valid name in {where}", "names are lower case letters, digits and '_', starting with a letter"
+    if err.validator == "enum":
+        return f"{where}: '{err.instance}' is not one of {', '.join(map(str, err.validator_value))}", ""
+    if err.validator == "type":
+        return f"{where}: expected {err.validator_value}, got {type(err.instance).__name__}", "see docs/model-format.md"
+    return f"{where}: {err.message}", "see docs/model-format.md"

@@ -1,0 +1,485 @@
+"""Solving in any direction: plan a query with SymPy, then evaluate it exactly.
+
+A plan depends only on which variables are known, so it is made once per query
+shape and cached; evaluation substitutes exact rationals. Closed forms come from
+SymPy; where none exists (ceil, floor, piecewise, min/max, tables) a bracketed
+numeric search finds the root, and the step says so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import mpmath
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from .analysis import Block, plan_blocks
+from .errors import ArgumentError, SolveError
+from .ir import Equation, Model, Question, Table, Variable
+from .units import BadUnit, dim_str, parse_quantity, parse_unit
+
+NOT_INVERTIBLE = (sp.Piecewise, sp.Min, sp.Max, sp.ceiling, sp.floor, sp.Abs, AppliedUndef)
+DPS = 30  # digits kept for irrational intermediate values
+
+
+@dataclass(frozen=True)
+class Step:
+    """One block of the plan: what it computes, from which equations, and how."""
+
+    unknowns: tuple[str, ...]
+    equations: tuple[Equation, ...]
+    method: str  # 'define' (x = expr as written), 'solve' (SymPy rearranged it), 'numeric'
+    candidates: tuple[dict[str, sp.Expr], ...] = ()  # closed forms; several when SymPy finds several roots
+
+
+@dataclass(frozen=True)
+class Plan:
+    model: Model
+    known: frozenset[str]
+    steps: tuple[Step, ...]
+
+
+@dataclass
+class Solution:
+    model: Model
+    plan: Plan
+    gpu: object | None  # catalog Entry
+    llm: object | None
+    values: dict[str, sp.Expr]  # every variable and parameter, base units, exact where possible
+    given: dict[str, sp.Expr] = field(default_factory=dict)
+    numeric: dict[str, str] = field(default_factory=dict)  # name -> how it was found numerically
+    tables: dict[str, list[dict[str, sp.Expr]]] = field(default_factory=dict)
+
+    def display(self, name: str) -> float:
+        q = self.model.quantity(name)
+        return float(q.to_display(self.values[name]))
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: Question
+    value: sp.Expr  # base units, rounded as the question says
+    boundary: sp.Expr  # where the condition turns, before rounding
+    solution: Solution  # the model solved at the answer
+    boundary_solution: Solution
+
+
+# --- planning ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def make_plan(model: Model, known: frozenset[str], extra: tuple[Equation, ...] = ()) -> Plan:
+    steps = tuple(_plan_block(model, b) for b in plan_blocks(model, known, extra))
+    return Plan(model, known, steps)
+
+
+def _involved_in_non_invertible(expr: sp.Expr, syms: set) -> bool:
+    return any(isinstance(node, NOT_INVERTIBLE) and node.free_symbols & syms for node in sp.preorder_traversal(expr))
+
+
+def _plan_block(model: Model, block: Block) -> Step:
+    syms = [model.variables[n].sym for n in block.unknowns]
+    if len(block.equations) == 1:
+        eq, sym = block.equations[0], syms[0]
+        for a, b in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+            if a == sym and sym not in b.free_symbols:
+                return Step(block.unknowns, block.equations, "define", ({block.unknowns[0]: b},))
+    residuals = [eq.residual for eq in block.equations]
+    if any(_involved_in_non_invertible(r, set(syms)) for r in residuals):
+        return Step(block.unknowns, block.equations, "numeric")
+    try:
+        found = sp.solve(residuals, syms, dict=True)
+    except (NotImplementedError, ValueError, TypeError):
+        found = []
+    found = [s for s in found if all(sym in s for sym in syms)]
+    if not found:
+        return Step(block.unknowns, block.equations, "numeric")
+    by_name = tuple({n: s[sym] for n, sym in zip(block.unknowns, syms)} for s in found)
+    return Step(block.unknowns, block.equations, "solve", by_name)
+
+
+# --- evaluation ----------------------------------------------------------------------------
+
+
+def exact(value: sp.Expr) -> sp.Expr:
+    """Keep rationals exact; pin anything irrational to DPS digits so expressions stay small."""
+    if value.is_Rational or value is sp.nan:
+        return value
+    if value.is_number:
+        v = value.evalf(DPS)
+        if v.is_real is False or (v.is_number and not v.is_real and v.as_real_imag()[1] != 0):
+            return v
+        return sp.Float(v, DPS) if v.is_Float or v.is_Number else v
+    return value
+
+
+class Evaluator:
+    """Substitutes known values into expressions; evaluates table aggregates on demand."""
+
+    def __init__(self, model: Model, values: dict[str, sp.Expr]):
+        self.model = model
+        self.subs = {model.quantity(n).sym: v for n, v in values.items()}
+        self.tables: dict[str, list[dict[str, sp.Expr]]] = {}
+
+    def __call__(self, expr: sp.Expr) -> sp.Expr:
+        e = expr.xreplace(self.subs)
+        if e.has(AppliedUndef):
+            e = e.replace(lambda x: isinstance(x, AppliedUndef), self._aggregate)
+        return exact(e)
+
+    def _aggregate(self, node: AppliedUndef) -> sp.Expr:
+        agg = self.model.aggregates[node.func.__name__]
+        rows = self.table(agg.table)
+        if agg.kind == "count":
+            return sp.Integer(len(rows))
+        if not rows:
+            raise SolveError(f"{agg.kind}({agg.table}.{agg.column}) of a table with no rows", self.model.tables[agg.table].loc, "check the table's rows expression")
+        col = [r[agg.column] for r in rows]
+        return {"sum": lambda: exact(sp.Add(*col)), "last": lambda: col[-1], "max": lambda: sp.Max(*col), "min": lambda: sp.Min(*col)}[agg.kind]()
+
+    def table(self, name: str) -> list[dict[str, sp.Expr]]:
+        if name not in self.tables:
+            self.tables[name] = run_table(self.model.tables[name], self)
+        return self.tables[name]
+
+
+def run_table(table: Table, ev: Evaluator) -> list[dict[str, sp.Expr]]:
+    n = ev(table.rows)
+    if not (n.is_number and n.is_real and n == int(n) and n >= 0):
+        raise SolveError(f"table '{table.name}': rows = {table.rows_text} is {_num(n)}, not a whole number", table.loc, "wrap the count in ceil() or floor()")
+    if n > table.max_rows:
+        raise SolveError(f"table '{table.name}' would have {int(n)} rows, more than max_rows = {table.max_rows}", table.loc, "raise max_rows, or check the inputs")
+    prev = {c.prev: ev(c.initial) for c in table.columns}
+    rows = []
+    for i in range(1, int(n) + 1):
+        scope = {**ev.subs, **prev, table.index: sp.Integer(i)}
+        row = {}
+        for c in table.columns:
+            v = c.expr.xreplace(scope)
+            v = exact(v)
+            if not v.is_number:
+                raise SolveError(f"table '{table.name}', row {i}: column {c.name} did not evaluate to a number", c.loc, "")
+            scope[c.sym] = v
+            row[c.name] = v
+        rows.append(row)
+        prev = {c.prev: row[c.name] for c in table.columns}
+    return rows
+
+
+def _num(x) -> str:
+    try:
+        return f"{float(x):.6g}"
+    except TypeError:
+        return str(x)
+
+
+def _admissible(var: Variable, value: sp.Expr) -> bool:
+    if not value.is_number:
+        return False
+    re_, im = value.as_real_imag()
+    if abs(im) > 1e-12 * (abs(re_) + 1):
+        return False
+    return var.domain.admits(sp.Float(re_, DPS) if not re_.is_Rational else re_)
+
+
+def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.Expr], dict[str, str], Evaluator]:
+    model = plan.model
+    values = dict(known)
+    numeric: dict[str, str] = {}
+    ev = Evaluator(model, values)
+    for step in plan.steps:
+        if step.method == "numeric":
+            found = _numeric(model, step, ev)
+            for name, v in found.items():
+                numeric[name] = "bracketed root search, relative tolerance 1e-12"
+        else:
+            found = _pick(model, step, ev)
+        for name, v in found.items():
+            values[name] = v
+            ev.subs[model.variables[name].sym] = v
+            if name in model.variables and not _admissible(model.variables[name], v) and step.method == "define":
+                var = model.variables[name]
+                eq = step.equations[0]
+                raise SolveError(f"{name} = {_num(var.to_display(v))} {var.unit} is outside its domain ({var.domain.describe()})", eq.loc, f"from line {eq.loc.line}: {eq.text}; check the inputs")
+    return values, numeric, ev
+
+
+def _pick(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
+    options = []
+    for cand in step.candidates:
+        vals = {n: ev(e) for n, e in cand.items()}
+        if step.method == "define" or all(_admissible(model.variables[n], v) for n, v in vals.items()):
+            options.append({n: (v.as_real_imag()[0] if v.is_number else v) for n, v in vals.items()})
+    unique = []
+    for o in options:
+        if not any(all(abs(float(o[n] - u[n])) <= 1e-12 * (abs(float(u[n])) + 1e-300) for n in o) for u in unique):
+            unique.append(o)
+    eq = step.equations[0]
+    names = ", ".join(step.unknowns)
+    if not unique:
+        roots = "; ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(ev(e)))}" for n, e in c.items()) for c in step.candidates)
+        raise SolveError(f"no admissible value of {names} solves line {eq.loc.line}: {eq.text}", eq.loc, f"the roots ({roots}) fall outside the domain ({', '.join(model.variables[n].domain.describe() for n in step.unknowns)})")
+    if len(unique) > 1:
+        roots = " or ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(v))}" for n, v in u.items()) for u in unique)
+        raise SolveError(f"{names} has several admissible values: {roots}", eq.loc, f"narrow the domain of {step.unknowns[0]} with min: or max:")
+    return unique[0]
+
+
+def _numeric(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
+    names = step.unknowns
+    vars_ = [model.variables[n] for n in names]
+    if len(names) == 1:
+        return {names[0]: _root_1d(model, step.equations[0], vars_[0], ev)}
+    guess = [float(v.default.xreplace(ev.subs)) if v.default is not None and v.default.xreplace(ev.subs).is_number else float(v.factor) for v in vars_]
+
+    def f(*xs):
+        sub = Evaluator(model, {})
+        sub.subs = {**ev.subs, **{v.sym: sp.Float(x, DPS) for v, x in zip(vars_, xs)}}
+        return [float(sub(eq.residual)) for eq in step.equations]
+
+    try:
+        root = mpmath.findroot(f, guess, tol=1e-24)
+    except (ValueError, ZeroDivisionError) as e:
+        eq = step.equations[0]
+        raise SolveError(f"no numeric solution for {', '.join(names)} jointly: {e}", eq.loc, "give better defaults as starting points, or reformulate") from None
+    root = [root] if len(names) == 1 else list(root)
+    return {n: sp.Float(float(r), DPS) for n, r in zip(names, root)}
+
+
+def _root_1d(model: Model, eq: Equation, var: Variable, ev: Evaluator) -> sp.Expr:
+    def f(x: float) -> float:
+        sub = Evaluator(model, {})
+        sub.subs = {**ev.subs, var.sym: sp.Rational(x)}
+        r = sub(eq.residual)
+        return float(r) if r.is_real else math.nan
+
+    dom = var.domain
+    lo = float(dom.lo) if dom.lo is not None else (0.0 if dom.kind != "real" else -math.inf)
+    hi = float(dom.hi) if dom.hi is not None else math.inf
+    start = var.default.xreplace(ev.subs) if var.default is not None else None
+    g = float(start) if start is not None and start.is_number and lo < float(start) < hi else float(var.factor)
+    g = min(max(g, lo if lo > 0 else g), hi)
+    if dom.kind != "real" and g <= 0:
+        g = float(var.factor)
+    fg = f(g)
+    if fg == 0:
+        return sp.Rational(g)
+    scale = abs(fg)
+    bracket = None
+    sides = [[g, fg], [g, fg]]
+    for k in range(1, 200):
+        for s, side in enumerate(sides):
+            if dom.kind != "real" and lo >= 0:
+                x = g * 2.0**k if s == 0 else g / 2.0**k
+            else:
+                x = g + (abs(g) + 1) * 2.0**k * (1 if s == 0 else -1)
+            x = min(max(x, lo), hi)
+            if x == side[0] or (lo == 0 and x == 0):
+                continue
+            fx = f(x)
+            if math.isnan(fx):
+                continue
+            scale = max(scale, abs(fx))
+            if fx == 0:
+                return sp.Rational(x)
+            if (fx > 0) != (side[1] > 0):
+                bracket = (side[0], side[1], x, fx)
+                break
+            side[0], side[1] = x, fx
+        if bracket:
+            break
+    if bracket is None:
+        raise SolveError(
+            f"no value of {var.name} solves line {eq.loc.line}: {eq.text}",
+            eq.loc,
+            f"searched {var.name} from {_num(var.to_display(sides[1][0]))} to {_num(var.to_display(sides[0][0]))} {var.unit} and the two sides never crossed",
+        )
+    a, fa, b, fb = bracket
+    for _ in range(300):
+        if a > 0 and b > 0 and max(a, b) / min(a, b) > 4:
+            m = math.sqrt(a * b)
+        else:
+            m = (a + b) / 2
+        if m in (a, b):
+            break
+        fm = f(m)
+        if fm == 0:
+            return sp.Rational(m)
+        if (fm > 0) == (fa > 0):
+            a, fa = m, fm
+        else:
+            b, fb = m, fm
+        if abs(b - a) <= 1e-13 * max(abs(a), abs(b)):
+            break
+    if abs(fa - fb) > 1e-6 * scale:
+        qv = var.to_display(sp.Rational((a + b) / 2))
+        raise SolveError(
+            f"no value of {var.name} makes line {eq.loc.line} hold exactly: {eq.text}",
+            eq.loc,
+            f"the two sides jump past each other at {var.name} = {_num(qv)} {var.unit} (a step of ceil, floor or a condition); ask a question with such_that: instead",
+        )
+    return sp.Rational((a + b) / 2)
+
+
+# --- the public entry points -----------------------------------------------------------------
+
+
+def given_value(model: Model, name: str, text: str | float | sp.Expr) -> sp.Expr:
+    """A value for a variable: '10ms', '4.8 TB/s', '128', 64 -> base units; a bare number is in the display unit."""
+    var = model.variables.get(name)
+    if var is None:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(model.variables), n=2)
+        raise ArgumentError(f"model '{model.name}' has no variable '{name}'", None, f"did you mean {' or '.join(close)}?" if close else f"variables: {', '.join(model.variables)}")
+    if isinstance(text, sp.Expr):
+        return text
+    if isinstance(text, (int, float)):
+        return sp.Rational(str(text)) * var.factor
+    try:
+        number, unit = parse_quantity(text)
+        _, factor, dim = parse_unit(unit) if unit else (None, var.factor, var.dim)
+    except BadUnit as e:
+        raise ArgumentError(f"{name}={text}: {e}", None, f"write a number with an optional unit, such as {name}=10{var.unit or ''}") from None
+    if dim != var.dim:
+        raise ArgumentError(f"{name}={text}: that is {dim_str(dim)}, but {name} is {dim_str(var.dim)} ({var.unit or 'dimensionless'})", None, f"for example {name}=1{var.unit}")
+    return number * factor
+
+
+def _entries(model: Model, gpu: str | None, llm: str | None, project):
+    out = {}
+    for kind, chosen, default in (("gpu", gpu, model.gpu), ("llm", llm, model.llm)):
+        if chosen and not default:
+            raise ArgumentError(f"model '{model.name}' uses no {kind.upper()}, so --{kind} does not apply", None, "")
+        entry_id = chosen or default
+        if entry_id:
+            entry = project.catalog.entry(kind, entry_id)
+            if entry is None:
+                import difflib
+
+                ids = project.catalog.ids(kind)
+                close = difflib.get_close_matches(entry_id, ids, n=1)
+                raise ArgumentError(f"unknown {kind.upper()} '{entry_id}'", None, f"did you mean {close[0]}?" if close else f"known: {', '.join(ids)}")
+            out[kind] = entry
+    return out
+
+
+def param_values(model: Model, entries: dict, project) -> dict[str, sp.Expr]:
+    values = {}
+    for name, p in model.params.items():
+        if p.source in ("gpu", "llm"):
+            entry = entries[p.source]
+            v = entry.values.get(p.field_name)
+            if v is None:
+                raise SolveError(f"{entry.title} has no value for {p.field_name}", p.loc, f"its catalog entry ({entry.path}) marks it as not available; pick another {p.source.upper()}")
+            values[name] = v
+        else:
+            alias = dict(model.imports)[p.source]
+            other = project.model(alias)
+            sub = solve(other, project=project, gpu=entries["gpu"].id if "gpu" in entries and other.gpu else None, llm=entries["llm"].id if "llm" in entries and other.llm else None)
+            values[name] = sub.values[p.field_name]
+    return values
+
+
+def solve(model: Model, given: dict[str, object] | None = None, find: tuple[str, ...] | list[str] = (), gpu: str | None = None, llm: str | None = None, project=None, extra: tuple[Equation, ...] = ()) -> Solution:
+    """Solve a model for every variable: defaults and `given` are known, `find` are made unknown."""
+    if model.params and project is None:
+        from .project import Project
+
+        project = Project()
+    entries = _entries(model, gpu, llm, project) if project is not None else {}
+    params = param_values(model, entries, project)
+    given = {n: given_value(model, n, v) for n, v in (given or {}).items()}
+    for n in find:
+        if n not in model.variables:
+            given_value(model, n, "0")  # raises the unknown-variable error
+        if n in given:
+            raise ArgumentError(f"{n} is both given and to be found", None, "drop one of --given and --find for it")
+    ev = Evaluator(model, params)
+    known = {}
+    for name, var in model.variables.items():
+        if name in given:
+            known[name] = given[name]
+        elif var.default is not None and name not in find:
+            known[name] = ev(var.default)
+    plan = make_plan(model, frozenset(known), tuple(extra))
+    values, numeric, final = evaluate_plan(plan, {**params, **known})
+    tables = {name: final.table(name) for name in model.tables}
+    return Solution(model, plan, entries.get("gpu"), entries.get("llm"), values, given, numeric, tables)
+
+
+def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu: str | None = None, llm: str | None = None, project=None) -> Answer:
+    """Answer a question: the largest (or smallest) value of `find` that meets the condition."""
+    if question not in model.questions:
+        raise ArgumentError(f"model '{model.name}' has no question '{question}'", None, f"questions: {', '.join(model.questions) or 'none'}")
+    q = model.questions[question]
+    var = model.variables[q.find]
+    given = dict(given or {})
+    if q.find in given:
+        raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, "")
+
+    def at(x: sp.Expr) -> Solution:
+        return solve(model, {**given, q.find: x}, gpu=gpu, llm=llm, project=project)
+
+    def feasible(x: sp.Expr) -> bool:
+        s = at(x)
+        return bool(Evaluator(model, s.values)(q.condition))
+
+    boundary_eq = Equation(len(model.equations), q.condition_text.replace("<=", "=").replace(">=", "=").replace("<", "=").replace(">", "="), q.condition.lhs, q.condition.rhs, q.loc)
+    boundary = None
+    try:
+        bsol = solve(model, given, find=(q.find,), gpu=gpu, llm=llm, project=project, extra=(boundary_eq,))
+        boundary = bsol.values[q.find]
+    except SolveError:
+        bsol = None
+    sign = 1 if q.seek == "max" else -1
+    lo_edge = var.domain.lo if var.domain.lo is not None else (q.step if q.step is not None and var.domain.kind != "real" else None)
+    if boundary is None:
+        probe = lo_edge if (q.seek == "max" and lo_edge is not None) else (var.domain.hi if var.domain.hi is not None else None)
+        probe = probe if probe is not None else var.factor
+        raise _infeasible(model, q, var, at(probe))
+    b = boundary
+    delta = max(abs(b) * sp.Rational(1, 10**6), q.step / 2 if q.step else 0)
+    inside = feasible(b - sign * delta)
+    outside = feasible(b + sign * delta)
+    if outside and not inside:
+        bound = "largest" if q.seek == "max" else "smallest"
+        raise SolveError(
+            f"question {q.name}: there is no {bound} {q.find}; {q.condition_text} holds on the other side of {q.find} = {_num(var.to_display(b))} {var.unit}",
+            q.loc,
+            f"did you mean seek: {'min' if q.seek == 'max' else 'max'}?",
+        )
+    if not inside:
+        raise _infeasible(model, q, var, at(b - sign * delta))
+    value = b
+    if q.step:
+        k = sp.floor(b / q.step) if q.seek == "max" else sp.ceiling(b / q.step)
+        value = k * q.step
+        if not feasible(value):
+            value -= sign * q.step
+    if not _admissible(var, value):
+        raise _infeasible(model, q, var, at(q.step if q.step else b))
+    return Answer(q, value, b, at(value), bsol)
+
+
+def _infeasible(model: Model, q: Question, var: Variable, s: Solution) -> SolveError:
+    ev = Evaluator(model, s.values)
+    parts = []
+    for side in (q.condition.lhs, q.condition.rhs):
+        names = [n for n, v in model.variables.items() if v.sym == side]
+        if names:
+            n = names[0]
+            parts.append(f"{n} = {_num(model.variables[n].to_display(s.values[n]))} {model.variables[n].unit}".strip())
+        else:
+            parts.append(_num(ev(side)))
+    rel = type(q.condition).__name__
+    negated = {"StrictLessThan": ">=", "LessThan": ">", "StrictGreaterThan": "<=", "GreaterThan": "<"}[rel]
+    at_text = f"{q.find} = {_num(var.to_display(s.values[q.find]))} {var.unit}".strip()
+    return SolveError(
+        f"question {q.name}: no {q.find} meets {q.condition_text}: at {at_text}, {parts[0]} {negated} {parts[1]}",
+        q.loc,
+        f"with these inputs ({s.gpu.title + ', ' if s.gpu else ''}{s.llm.title + ', ' if s.llm else ''}...) the target cannot be met; change an input or the target",
+    )

@@ -1,0 +1,80 @@
+"""Units: one pint registry with the domain's own dimensions.
+
+Inside the solver every quantity is a number in base units (second, bit, token,
+request, FLOP); each variable keeps a display unit and the exact factor that
+turns a base-unit number into it.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+
+import pint
+import sympy as sp
+
+Dim = pint.util.UnitsContainer
+DIMENSIONLESS = Dim()
+
+ureg = pint.UnitRegistry(None, non_int_type=Fraction, autoconvert_offset_to_baseunit=False, cache_folder=None)
+ureg.load_definitions(str(Path(__file__).with_name("units.txt")))
+
+
+class BadUnit(ValueError):
+    pass
+
+
+@lru_cache(maxsize=None)
+def parse_unit(text: str) -> tuple[pint.Unit, sp.Rational, Dim]:
+    """A unit string -> (unit, exact factor to base units, dimensionality).
+
+    '1' or '' is dimensionless. pint's own tokenizer parses the text; nothing is evaluated
+    as Python.
+    """
+    text = text.strip()
+    if text in ("", "1", "dimensionless"):
+        return ureg.dimensionless, sp.Integer(1), DIMENSIONLESS
+    if not re.fullmatch(r"[A-Za-zµμ%_0-9 */^().\-]+", text):
+        raise BadUnit(f"'{text}' is not a unit")
+    try:
+        unit = ureg.parse_units(text.replace("^", "**"))
+    except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, ValueError, TypeError, AttributeError) as e:
+        raise BadUnit(f"'{text}' is not a unit: {e}") from None
+    except Exception as e:  # pint's parser raises assorted errors on garbage
+        raise BadUnit(f"'{text}' is not a unit ({type(e).__name__})") from None
+    base = ureg.Quantity(Fraction(1), unit).to_base_units()
+    return unit, sp.Rational(base.magnitude), ureg.get_dimensionality(unit)
+
+
+def dim_str(dim: Dim | None) -> str:
+    """A dimension a person can read: 'information/time', 'time/token', 'dimensionless'."""
+    if dim is None:
+        return "any"
+    if dim == DIMENSIONLESS:
+        return "dimensionless"
+
+    def term(name: str, power) -> str:
+        name = name.strip("[]")
+        power = abs(power)
+        return name if power == 1 else f"{name}^{power}"
+
+    num = [term(k, v) for k, v in sorted(dim.items()) if v > 0]
+    den = [term(k, v) for k, v in sorted(dim.items()) if v < 0]
+    text = "*".join(num) or "1"
+    if den:
+        text += "/" + (den[0] if len(den) == 1 else "(" + "*".join(den) + ")")
+    return text
+
+
+_NUMBER = re.compile(r"\s*([-+]?(?:\d[\d_,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
+
+
+def parse_quantity(text: str) -> tuple[sp.Rational, str]:
+    """'3.35 TB/s' -> (Rational('3.35'), 'TB/s'); the number is exact, commas allowed."""
+    m = _NUMBER.match(str(text))
+    if not m:
+        raise BadUnit(f"'{text}' is not a number with an optional unit")
+    number = m.group(1).replace(",", "").replace("_", "")
+    return sp.Rational(number), m.group(2).strip()
