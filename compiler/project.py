@@ -23,6 +23,14 @@ def find_root(start: Path | None = None) -> Path:
     return PACKAGE_ROOT
 
 
+def display_path(path: Path) -> str:
+    """Paths in messages: relative to the working folder when inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 class Project:
     def __init__(self, root: Path | str | None = None):
         self.root = Path(root).resolve() if root else find_root()
@@ -50,5 +58,5 @@ class Project:
             if not path.is_file():
                 names = ", ".join(self.model_names())
                 raise ModelError(f"no model '{name_or_path}'", loc or Loc(str(path)), f"models in {self.models_dir}: {names}")
-            self._models[path] = load_model(path, self, _stack=_stack)
+            self._models[path] = load_model(display_path(path), self, _stack=_stack)
         return self._models[path]

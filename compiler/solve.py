@@ -22,7 +22,9 @@ from .ir import Equation, Model, Question, Table, Variable
 from .units import BadUnit, dim_str, parse_quantity, parse_unit
 
 NOT_INVERTIBLE = (sp.Piecewise, sp.Min, sp.Max, sp.ceiling, sp.floor, sp.Abs, AppliedUndef)
-DPS = 30  # digits kept for irrational intermediate values
+DPS = 30
+# Counting dimensions: on the command line, "tpot=10ms" means 10 ms per token when tpot is ms/token.
+COUNTING = {"[token]", "[request]"}  # digits kept for irrational intermediate values
 
 
 @dataclass(frozen=True)
@@ -228,34 +230,81 @@ def _pick(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
     return unique[0]
 
 
+def tear(model: Model, step: Step) -> tuple[list[tuple[str, sp.Expr]], list[str], list[Equation]]:
+    """Split a block into explicit definitions, tear variables and residual equations.
+
+    Equations written as `x = expr` define x from the tear variables; the others are
+    residuals. A numeric search then runs over the tear variables only (often one),
+    evaluating the definitions in order, so ceil/floor and tables inside a loop stay
+    cheap and bracketable.
+    """
+    import networkx as nx
+
+    unknowns = set(step.unknowns)
+    syms = {model.variables[n].sym: n for n in step.unknowns}
+    defs: dict[str, tuple[Equation, sp.Expr]] = {}
+    for eq in step.equations:
+        for a, b in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+            if a in syms and syms[a] not in defs and a not in b.free_symbols:
+                defs[syms[a]] = (eq, b)
+                break
+    while True:
+        g = nx.DiGraph()
+        g.add_nodes_from(defs)
+        for n, (_, expr) in defs.items():
+            g.add_edges_from((syms[s], n) for s in expr.free_symbols if s in syms and syms[s] in defs)
+        try:
+            order = list(nx.lexicographical_topological_sort(g))
+            break
+        except nx.NetworkXUnfeasible:
+            cycle = [u for u, _ in nx.find_cycle(g)]
+            drop = max(cycle, key=lambda n: defs[n][0].index)
+            del defs[drop]
+    used = {id(eq) for eq, _ in defs.values()}
+    residuals = [eq for eq in step.equations if id(eq) not in used]
+    tears = [n for n in step.unknowns if n not in defs]
+    if len(tears) != len(residuals):  # no clean split: search over every unknown
+        return [], list(step.unknowns), list(step.equations)
+    return [(n, defs[n][1]) for n in order if n in unknowns], tears, residuals
+
+
 def _numeric(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
-    names = step.unknowns
-    vars_ = [model.variables[n] for n in names]
-    if len(names) == 1:
-        return {names[0]: _root_1d(model, step.equations[0], vars_[0], ev)}
-    guess = [float(v.default.xreplace(ev.subs)) if v.default is not None and v.default.xreplace(ev.subs).is_number else float(v.factor) for v in vars_]
+    defs, tears, residuals = tear(model, step)
+    tear_vars = [model.variables[n] for n in tears]
 
-    def f(*xs):
+    def run(xs) -> tuple[Evaluator, dict[str, sp.Expr]]:
         sub = Evaluator(model, {})
-        sub.subs = {**ev.subs, **{v.sym: sp.Float(x, DPS) for v, x in zip(vars_, xs)}}
-        return [float(sub(eq.residual)) for eq in step.equations]
+        sub.subs = dict(ev.subs)
+        found = {}
+        for v, x in zip(tear_vars, xs):
+            sub.subs[v.sym] = found[v.name] = sp.Rational(x) if isinstance(x, float) else sp.Float(x, DPS)
+        for n, expr in defs:
+            sub.subs[model.variables[n].sym] = found[n] = sub(expr)
+        return sub, found
 
+    def residual(xs) -> list[float]:
+        sub, _ = run(xs)
+        out = []
+        for eq in residuals:
+            r = sub(eq.residual)
+            out.append(float(r) if r.is_real else math.nan)
+        return out
+
+    if len(tears) == 1:
+        x = _root_1d(tear_vars[0], lambda x: residual([x])[0], residuals[0], ev)
+        return run([float(x)])[1] | {tears[0]: x}
+    guess = [float(v.default.xreplace(ev.subs)) if v.default is not None and v.default.xreplace(ev.subs).is_number else float(v.factor) for v in tear_vars]
     try:
-        root = mpmath.findroot(f, guess, tol=1e-24)
+        root = mpmath.findroot(lambda *xs: residual(list(xs)), guess, tol=1e-24)
     except (ValueError, ZeroDivisionError) as e:
         eq = step.equations[0]
-        raise SolveError(f"no numeric solution for {', '.join(names)} jointly: {e}", eq.loc, "give better defaults as starting points, or reformulate") from None
-    root = [root] if len(names) == 1 else list(root)
-    return {n: sp.Float(float(r), DPS) for n, r in zip(names, root)}
+        raise SolveError(f"no numeric solution for {', '.join(step.unknowns)} jointly: {e}", eq.loc, "give better defaults as starting points, or reformulate") from None
+    xs = [float(r) for r in (root if len(tears) > 1 else [root])]
+    return run(xs)[1]
 
 
-def _root_1d(model: Model, eq: Equation, var: Variable, ev: Evaluator) -> sp.Expr:
-    def f(x: float) -> float:
-        sub = Evaluator(model, {})
-        sub.subs = {**ev.subs, var.sym: sp.Rational(x)}
-        r = sub(eq.residual)
-        return float(r) if r.is_real else math.nan
-
+def _root_1d(var: Variable, f, eq: Equation, ev: Evaluator) -> sp.Expr:
+    """Bracket a sign change of f around a starting guess, then bisect it."""
     dom = var.domain
     lo = float(dom.lo) if dom.lo is not None else (0.0 if dom.kind != "real" else -math.inf)
     hi = float(dom.hi) if dom.hi is not None else math.inf
@@ -328,7 +377,11 @@ def _root_1d(model: Model, eq: Equation, var: Variable, ev: Evaluator) -> sp.Exp
 
 
 def given_value(model: Model, name: str, text: str | float | sp.Expr) -> sp.Expr:
-    """A value for a variable: '10ms', '4.8 TB/s', '128', 64 -> base units; a bare number is in the display unit."""
+    """A value for a variable: '10ms', '4.8 TB/s', '128', 64 -> base units; a bare number is in the display unit.
+
+    A unit that lacks only the variable's per-token or per-request part is read as
+    "per one token" (or request): tpot=10ms is 10 ms/token.
+    """
     var = model.variables.get(name)
     if var is None:
         import difflib
@@ -344,7 +397,7 @@ def given_value(model: Model, name: str, text: str | float | sp.Expr) -> sp.Expr
         _, factor, dim = parse_unit(unit) if unit else (None, var.factor, var.dim)
     except BadUnit as e:
         raise ArgumentError(f"{name}={text}: {e}", None, f"write a number with an optional unit, such as {name}=10{var.unit or ''}") from None
-    if dim != var.dim:
+    if dim != var.dim and not set(dict(var.dim / dim)) <= COUNTING:
         raise ArgumentError(f"{name}={text}: that is {dim_str(dim)}, but {name} is {dim_str(var.dim)} ({var.unit or 'dimensionless'})", None, f"for example {name}=1{var.unit}")
     return number * factor
 
@@ -481,5 +534,5 @@ def _infeasible(model: Model, q: Question, var: Variable, s: Solution) -> SolveE
     return SolveError(
         f"question {q.name}: no {q.find} meets {q.condition_text}: at {at_text}, {parts[0]} {negated} {parts[1]}",
         q.loc,
-        f"with these inputs ({s.gpu.title + ', ' if s.gpu else ''}{s.llm.title + ', ' if s.llm else ''}...) the target cannot be met; change an input or the target",
+        f"{q.find} cannot go lower{' on ' + ' with '.join(e.title for e in (s.gpu, s.llm) if e) if (s.gpu or s.llm) else ''}; change another input or the target",
     )
