@@ -21,9 +21,9 @@ class Outcome:
 
 def within(got: sp.Expr, want: sp.Expr, abs_tol, rel_tol) -> bool:
     diff = abs(got - want)
-    if abs_tol is not None and diff <= abs_tol:
+    if abs_tol is not None and bool(diff <= abs_tol):
         return True
-    return rel_tol is not None and diff <= rel_tol * abs(want)
+    return rel_tol is not None and bool(diff <= rel_tol * abs(want))
 
 
 def run_check(model: Model, check: Check, project, gpu: str | None = None, llm: str | None = None) -> Outcome:
@@ -58,7 +58,7 @@ def run_check(model: Model, check: Check, project, gpu: str | None = None, llm: 
             good = bool(ev(rel))
         ok &= good
         lines.append(f"{check.that_text}: {'holds' if good else 'does not hold'}")
-    return Outcome(check, ok, tuple(lines))
+    return Outcome(check, bool(ok), tuple(lines))
 
 
 def run_checks(model: Model, project, gpu: str | None = None, llm: str | None = None) -> list[Outcome]:

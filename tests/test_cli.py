@@ -1,0 +1,114 @@
+"""The command line, as a user runs it."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from compiler import solve
+from compiler.cli import main
+
+from .conftest import ROOT
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_max_batch_json(capsys):
+    code, out, _ = run(capsys, "solve", "goodput", "--question", "max_batch", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert (data["model"], data["gpu"], data["llm"], data["question"]) == ("goodput", "h100-sxm", "llama-3.1-8b", "max_batch")
+    assert data["answer"]["value"] == 64 and data["values"]["batch"] == {"value": 64.0, "unit": ""}
+    assert data["values"]["tpot"]["unit"] == "ms/token"
+
+
+def test_max_batch_on_h200_reads_its_bandwidth(capsys):
+    code, out, _ = run(capsys, "solve", "goodput", "--question", "max_batch", "--gpu", "h200", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["gpu"] == "h200"
+    assert data["values"]["bandwidth"] == {"value": 4.8, "unit": "TB/s"}
+    assert data["answer"]["value"] == 118  # floor((10 ms x 4.8 TB/s - 16.06 GB) / (2,048 x 131,072 B))
+
+
+def test_json_has_every_variable(capsys, project):
+    for name in project.model_names():
+        code, out, _ = run(capsys, "solve", name, "--json")
+        assert code == 0
+        assert set(json.loads(out)["values"]) == set(project.model(name).variables)
+
+
+def test_given_and_find(capsys):
+    code, out, _ = run(capsys, "solve", "goodput", "--find", "batch", "--given", "tpot=10ms", "--json")
+    assert code == 0
+    assert json.loads(out)["values"]["batch"]["value"] == pytest.approx(64.967116355896, rel=1e-9)
+    code, out, _ = run(capsys, "solve", "goodput", "--given", "bandwidth=4.8TB/s", "--given", "batch=128", "--json")
+    assert json.loads(out)["values"]["tpot"]["value"] == pytest.approx((16.060522496 + 128 * 2048 * 131072 / 1e9) / 4.8, rel=1e-12)
+
+
+def test_explain_shows_the_rearranged_equation(capsys):
+    code, out, _ = run(capsys, "solve", "goodput", "--find", "batch", "--given", "tpot=10ms", "--explain")
+    assert code == 0
+    assert "solving for batch: batch = (step_bytes - weight_bytes)/(context*kv_bytes_per_token)" in out
+    assert "batch = 64.97" in out
+
+
+def test_question_plain_output(capsys):
+    code, out, _ = run(capsys, "solve", "p99-knee", "--question", "max_utilization")
+    assert code == 0
+    assert "utilization = 0.69 " in out and "floor of the boundary 0.69" in out
+
+
+def test_check_all(capsys, project):
+    code, out, _ = run(capsys, "check")
+    assert code == 0
+    for name in project.model_names():
+        assert f"ok  {name}:" in out
+    assert " passed, 0 failed" in out
+
+
+def test_list_json(capsys):
+    code, out, _ = run(capsys, "list", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert len(data["models"]) == 8 and len(data["gpus"]) == 7 and len(data["llms"]) == 8
+    assert {"id": "mi300x", "title": "AMD Instinct MI300X"} in data["gpus"]
+
+
+def test_schema_is_json_schema(capsys):
+    code, out, _ = run(capsys, "schema")
+    schema = json.loads(out)
+    assert code == 0 and schema["$schema"].endswith("2020-12/schema")
+    assert {"variables", "equations", "tables", "questions", "checks"} <= set(schema["properties"])
+
+
+def test_every_chain_runs_on_every_gpu_and_llm(project):
+    gpus, llms = project.catalog.ids("gpu"), project.catalog.ids("llm")
+    for name in project.model_names():
+        m = project.model(name)
+        for gpu in gpus if m.gpu else [None]:
+            for llm in llms if m.llm else [None]:
+                s = solve(m, gpu=gpu, llm=llm, project=project)
+                assert all(v.is_number for v in s.values.values()), (name, gpu, llm)
+
+
+def test_build_is_deterministic(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert run(capsys, "build", "--out", str(a))[0] == 0
+    assert run(capsys, "build", "--out", str(b))[0] == 0
+    files = sorted(p.name for p in a.iterdir())
+    assert len(files) == 8
+    for f in files:
+        assert (a / f).read_bytes() == (b / f).read_bytes()
+
+
+@pytest.mark.parametrize("argv", [["chainc", "--help"], [sys.executable, "-m", "compiler", "--help"]])
+def test_entry_points(argv):
+    exe = argv if argv[0] != "chainc" else [str(__import__("shutil").which("chainc") or "chainc"), *argv[1:]]
+    r = subprocess.run(exe, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 0
+    assert "chainc solve goodput --question max_batch --gpu h200" in r.stdout
