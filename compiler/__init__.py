@@ -1,11 +1,11 @@
 """chainc: a spreadsheet-style compiler for chains of LLM-serving capacity math.
 
-    from compiler import Project, solve, ask
-    project = Project()
-    model = project.model("goodput")
-    solution = solve(model, {"batch": 128}, project=project)
-    solution.display("tpot")            # 15.05 (ms/token)
-    ask(model, "max_batch", project=project).value   # 64
+from compiler import Project, solve, ask
+project = Project()
+model = project.model("goodput")
+solution = solve(model, {"batch": 128}, project=project)
+solution.display("tpot")            # 15.05 (ms/token)
+ask(model, "max_batch", project=project).value   # 64
 """
 
 from .checks import run_checks

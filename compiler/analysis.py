@@ -110,7 +110,8 @@ def _overdetermined(model, g, matching, free_eqs, by_index, known) -> None:
     elif inputs:
         hint = f"these inputs are all fixed: {', '.join(inputs)}; make one unknown with --find, or drop an equation"
     raise StructureError(
-        f"over-determined: {len(eqs)} equation{'s' if len(eqs) > 1 else ''} for {len(eqs) - len(free_eqs)} unknown{'s' if len(eqs) - len(free_eqs) != 1 else ''}; redundant or conflicting: " + "; ".join(_line(e) for e in eqs),
+        f"over-determined: {len(eqs)} equation{'s' if len(eqs) > 1 else ''} for {len(eqs) - len(free_eqs)} unknown{'s' if len(eqs) - len(free_eqs) != 1 else ''}; redundant or conflicting: "
+        + "; ".join(_line(e) for e in eqs),
         eqs[0].loc,
         hint,
         redundant=[e.text for e in eqs],

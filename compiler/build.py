@@ -52,7 +52,7 @@ def model_report(project: Project, name: str) -> dict:
 def build(project: Project, names: list[str], outdir: Path) -> list[Path]:
     reports = {name: model_report(project, name) for name in names}  # everything first: no partial output on error
     written = []
-    for name, report in reports.items():
+    for report in reports.values():
         path = outdir / f"{report['model']}.json"
         write_atomic(path, (json.dumps(report, indent=2, sort_keys=True) + "\n").encode())
         written.append(path)

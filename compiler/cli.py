@@ -67,7 +67,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--explain", action="store_true", help="show each step: equation, rearranged form, numbers, result")
 
-    s = sub.add_parser("build", help="check and solve models into exports/", description="Check and solve every model (or the named ones) and write the results to exports/.", epilog="example: chainc build --out /tmp/out")
+    s = sub.add_parser(
+        "build",
+        help="check and solve models into exports/",
+        description="Check and solve every model (or the named ones) and write the results to exports/.",
+        epilog="example: chainc build --out /tmp/out",
+    )
     s.add_argument("models", nargs="*", metavar="MODEL")
     s.add_argument("--out", default=None, help="output folder (default: exports/ of the project)")
 
@@ -170,7 +175,11 @@ def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
         "llm": solution.llm.id if solution.llm else None,
         "values": {n: {"value": solution.display(n), "unit": v.unit} for n, v in m.variables.items()},
         "numeric": sorted(solution.numeric),
-        "tables": {name: [{c: float(t.columns[[x.name for x in t.columns].index(c)].to_display(v)) for c, v in row.items()} for row in rows] for name, rows in solution.tables.items() for t in [m.tables[name]]},
+        "tables": {
+            name: [{c: float(t.columns[[x.name for x in t.columns].index(c)].to_display(v)) for c, v in row.items()} for row in rows]
+            for name, rows in solution.tables.items()
+            for t in [m.tables[name]]
+        },
     }
     if answer is not None:
         var = m.variables[answer.question.find]

@@ -17,9 +17,10 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Protocol
+from typing import Protocol
 
 import sympy as sp
 
@@ -84,9 +85,7 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as e:
-        raise ModelError(
-            f"syntax error: {e.msg}", where(e.lineno or 1, max((e.offset or 1) - 1, 0)), "an expression is like: batch * context * kv_bytes_per_token"
-        ) from None
+        raise ModelError(f"syntax error: {e.msg}", where(e.lineno or 1, max((e.offset or 1) - 1, 0)), "an expression is like: batch * context * kv_bytes_per_token") from None
     return _Builder(text, where, scope).visit(tree.body)
 
 

@@ -143,7 +143,13 @@ class Builder:
             except BadUnit as e:
                 raise self.fail(kp, str(e), "write a number and a unit, such as '10 ms/token'") from None
             if udim != dim:
-                raise UnitError(f"{what}: '{raw}' is {dim_str(udim)}, but {unit_text or 'the unit'} is {dim_str(dim)}", self.src.loc(kp), f"write the value in {unit_text or 'a dimensionless number'}", dim_str(udim), dim_str(dim))
+                raise UnitError(
+                    f"{what}: '{raw}' is {dim_str(udim)}, but {unit_text or 'the unit'} is {dim_str(dim)}",
+                    self.src.loc(kp),
+                    f"write the value in {unit_text or 'a dimensionless number'}",
+                    dim_str(udim),
+                    dim_str(dim),
+                )
             return number * ufactor
         self.defaults_only = True
         try:
@@ -159,7 +165,18 @@ class Builder:
             raise self.fail(kp, f"'{name}' is a reserved word and cannot name a variable", "pick another name", key=True)
         unit_text, _, factor, dim = self.unit(spec.get("unit"), kp + ("unit",))
         domain = Domain(spec.get("domain", "positive"), bool(spec.get("integer", False)))
-        v = Variable(name, unit_text if unit_text != "1" else "", factor, dim, symbol_for(name, domain), spec.get("description", ""), spec.get("symbol", ""), self.src.loc(kp, key=True), domain=domain, digits=spec.get("digits"))
+        v = Variable(
+            name,
+            unit_text if unit_text != "1" else "",
+            factor,
+            dim,
+            symbol_for(name, domain),
+            spec.get("description", ""),
+            spec.get("symbol", ""),
+            self.src.loc(kp, key=True),
+            domain=domain,
+            digits=spec.get("digits"),
+        )
         self.variables[name] = v
         return v
 
@@ -212,8 +229,16 @@ class Builder:
                 raise self.fail(ckp, f"'{cname}' is a reserved word and cannot name a column", "", key=True)
             unit_text, _, factor, dim = self.unit(cspec.get("unit"), ckp + ("unit",))
             cols[cname] = Column(
-                cname, unit_text if unit_text != "1" else "", factor, dim, sp.Symbol(f"{name}.{cname}", real=True), cspec.get("description", ""), cspec.get("symbol", ""), self.src.loc(ckp, key=True),
-                formula=str(cspec["formula"]), prev=sp.Symbol(f"{name}.prev.{cname}", real=True),
+                cname,
+                unit_text if unit_text != "1" else "",
+                factor,
+                dim,
+                sp.Symbol(f"{name}.{cname}", real=True),
+                cspec.get("description", ""),
+                cspec.get("symbol", ""),
+                self.src.loc(ckp, key=True),
+                formula=str(cspec["formula"]),
+                prev=sp.Symbol(f"{name}.prev.{cname}", real=True),
             )
         scope = _TableScope(self, index, cols)
         deps = nx.DiGraph()
@@ -222,7 +247,9 @@ class Builder:
             ckp = kp + ("columns", cname)
             term = self.expression(c.formula, ckp + ("formula",), scope)
             if not ex.same_dim(term.dim, c.dim):
-                raise UnitError(f"column {name}.{cname}: the formula is {dim_str(term.dim)}, the unit {c.unit or '1'} is {dim_str(c.dim)}", self.src.loc(ckp + ("formula",)), "", dim_str(term.dim), dim_str(c.dim))
+                raise UnitError(
+                    f"column {name}.{cname}: the formula is {dim_str(term.dim)}, the unit {c.unit or '1'} is {dim_str(c.dim)}", self.src.loc(ckp + ("formula",)), "", dim_str(term.dim), dim_str(c.dim)
+                )
             initial = self.quantity(specs[cname]["initial"], ckp + ("initial",), c.unit, c.factor, c.dim, f"initial of {cname}") if "initial" in specs[cname] else sp.Integer(0)
             built[cname] = _replace(c, expr=term.expr, initial=initial)
             deps.add_node(cname)
@@ -236,7 +263,13 @@ class Builder:
             raise self.fail(kp + ("columns",), f"table '{name}': columns depend on each other in a loop: {cycle}", "refer to the previous row with prev.<column>") from None
         rows = self.expression(spec["rows"], kp + ("rows",))
         if rows.dim not in (DIMENSIONLESS, ex.ANY):
-            raise UnitError(f"table '{name}': rows must be a dimensionless count, not {dim_str(rows.dim)}", self.src.loc(kp + ("rows",)), "divide by a unit, e.g. ceil(prompt / budget)", dim_str(rows.dim), "dimensionless")
+            raise UnitError(
+                f"table '{name}': rows must be a dimensionless count, not {dim_str(rows.dim)}",
+                self.src.loc(kp + ("rows",)),
+                "divide by a unit, e.g. ceil(prompt / budget)",
+                dim_str(rows.dim),
+                "dimensionless",
+            )
         columns = tuple(built[c] for c in order)
         used = set().union(rows.expr.free_symbols, *[c.expr.free_symbols | c.initial.free_symbols for c in columns])
         inputs = tuple(sorted(n for n, v in self.variables.items() if v.sym in used))

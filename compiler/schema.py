@@ -17,8 +17,7 @@ SLUG = "^[a-z0-9][a-z0-9.-]*$"
 _text = {"type": "string"}
 _number_or_text = {"type": ["number", "string"]}
 _quantity = {
-    "description": "A number in the variable's display unit (64), a quantity with its unit ('10 ms/token'), "
-    "or an expression of catalog values and imports ('llm.weight_bytes').",
+    "description": "A number in the variable's display unit (64), a quantity with its unit ('10 ms/token'), or an expression of catalog values and imports ('llm.weight_bytes').",
     "type": ["number", "string"],
 }
 
@@ -96,8 +95,7 @@ CHECK = {
         "about": {**_text, "description": "The line of the card this check reproduces."},
         "given": {"type": "object", "description": "Inputs to change for this check.", "additionalProperties": _quantity},
         "expect": {
-            "description": "Expected values: {variable: value}; with 'question', the answer. "
-            "Without a tolerance, a value must agree to the digits it is written with.",
+            "description": "Expected values: {variable: value}; with 'question', the answer. Without a tolerance, a value must agree to the digits it is written with.",
             "oneOf": [{"type": "object", "additionalProperties": _number_or_text}, _number_or_text],
         },
         "that": {**_text, "description": "A relation that must hold, such as 'token_rate == arrival_rate * 299[token] / 1[request]'."},

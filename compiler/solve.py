@@ -195,7 +195,7 @@ def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.E
     for step in plan.steps:
         if step.method == "numeric":
             found = _numeric(model, step, ev)
-            for name, v in found.items():
+            for name in found:
                 numeric[name] = "bracketed root search, relative tolerance 1e-12"
         else:
             found = _pick(model, step, ev)
@@ -223,7 +223,11 @@ def _pick(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
     names = ", ".join(step.unknowns)
     if not unique:
         roots = "; ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(ev(e)))}" for n, e in c.items()) for c in step.candidates)
-        raise SolveError(f"no admissible value of {names} solves line {eq.loc.line}: {eq.text}", eq.loc, f"the roots ({roots}) fall outside the domain ({', '.join(model.variables[n].domain.describe() for n in step.unknowns)})")
+        raise SolveError(
+            f"no admissible value of {names} solves line {eq.loc.line}: {eq.text}",
+            eq.loc,
+            f"the roots ({roots}) fall outside the domain ({', '.join(model.variables[n].domain.describe() for n in step.unknowns)})",
+        )
     if len(unique) > 1:
         roots = " or ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(v))}" for n, v in u.items()) for u in unique)
         raise SolveError(f"{names} has several admissible values: {roots}", eq.loc, f"narrow the domain of {step.unknowns[0]} with min: or max:")
@@ -437,7 +441,9 @@ def param_values(model: Model, entries: dict, project) -> dict[str, sp.Expr]:
     return values
 
 
-def solve(model: Model, given: dict[str, object] | None = None, find: tuple[str, ...] | list[str] = (), gpu: str | None = None, llm: str | None = None, project=None, extra: tuple[Equation, ...] = ()) -> Solution:
+def solve(
+    model: Model, given: dict[str, object] | None = None, find: tuple[str, ...] | list[str] = (), gpu: str | None = None, llm: str | None = None, project=None, extra: tuple[Equation, ...] = ()
+) -> Solution:
     """Solve a model for every variable: defaults and `given` are known, `find` are made unknown."""
     if model.params and project is None:
         from .project import Project

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pint
@@ -26,7 +26,7 @@ class BadUnit(ValueError):
     pass
 
 
-@lru_cache(maxsize=None)
+@cache
 def parse_unit(text: str) -> tuple[pint.Unit, sp.Rational, Dim]:
     """A unit string -> (unit, exact factor to base units, dimensionality).
 

@@ -7,13 +7,13 @@ default (x 1.37), since numeric searches start from the default. The pairs that 
 listed with the reason, and the test proves that they indeed cannot.
 """
 
+from pathlib import Path
+
 import pytest
 import sympy as sp
 
 from compiler import ChaincError, Project, solve
 from compiler.analysis import variables_of
-
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
