@@ -69,12 +69,28 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "build",
-        help="check and solve models into exports/",
-        description="Check and solve every model (or the named ones) and write the results to exports/.",
-        epilog="example: chainc build --out /tmp/out",
+        help="build models into exports/ (json, xlsx, tex, pdf, py)",
+        description="Check and build every model (or the named ones) into exports/. Without --format, every available format is built.",
+        epilog="examples:\n  chainc build\n  chainc build goodput --format py --find batch --given tpot=10ms\n  chainc build --format xlsx --out /tmp/out",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("models", nargs="*", metavar="MODEL")
+    s.add_argument("--format", action="append", default=[], metavar="FORMAT", help="json, xlsx, tex, pdf or py (repeat for several)")
     s.add_argument("--out", default=None, help="output folder (default: exports/ of the project)")
+    s.add_argument("--find", action="append", default=[], metavar="NAME", help="py: also compile this query as a function")
+    s.add_argument("--given", action="append", default=[], metavar="NAME=QUANTITY", help="py: the query's given variables")
+    s.add_argument("--numpy", action="store_true", help="py: vectorised functions over NumPy arrays")
+    s.add_argument("--gpu", help="catalog GPU id for the built documents")
+    s.add_argument("--llm", help="catalog LLM id for the built documents")
+
+    s = sub.add_parser(
+        "plot", help="draw a model's sweep", description="Draw a model's sweep (as in its derivation sheet) to a PNG, SVG or PDF file.", epilog="example: chainc plot goodput -o goodput.png"
+    )
+    s.add_argument("model", metavar="MODEL")
+    s.add_argument("--sweep", metavar="NAME", help="which sweep (default: the model's first)")
+    s.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf")
+    s.add_argument("--gpu", help="catalog GPU id")
+    s.add_argument("--llm", help="catalog LLM id")
 
     sub.add_parser("schema", help="print the model file's JSON Schema", description="Print the JSON Schema of model files, for editors.", epilog="example: chainc schema > model.schema.json")
     return p
@@ -139,7 +155,7 @@ def cmd_check(args, project: Project, out: Console) -> int:
 # --- solve -------------------------------------------------------------------------------------
 
 
-def _givens(model: Model, items: list[str]) -> dict[str, str]:
+def _givens(model: Model | None, items: list[str]) -> dict[str, str]:
     given = {}
     for item in items:
         if "=" not in item:
@@ -255,13 +271,24 @@ def _names_in(model: Model, expr) -> list[str]:
 
 
 def cmd_build(args, project: Project, out: Console) -> int:
+    from .backends import BuildOptions
     from .build import build
 
     names = args.models or project.model_names()
     outdir = Path(args.out) if args.out else project.root / "exports"
-    written = build(project, names, outdir)
+    formats = [f.strip() for item in args.format for f in item.split(",") if f.strip()]
+    options = BuildOptions(outdir, tuple(args.find), _givens(None, args.given), args.numpy, args.gpu, args.llm)
+    written = build(project, names, formats, options, notify=lambda msg: out.print(msg, markup=False))
     for path in written:
         out.print(f"wrote {path}", markup=False)
+    return 0
+
+
+def cmd_plot(args, project: Project, out: Console) -> int:
+    from .backends.plot import plot
+
+    path = plot(project, project.model(args.model), Path(args.output), sweep=args.sweep, gpu=args.gpu, llm=args.llm)
+    out.print(f"wrote {path}", markup=False)
     return 0
 
 
@@ -270,7 +297,7 @@ def cmd_schema(args, project: Project, out: Console) -> int:
     return 0
 
 
-COMMANDS = {"list": cmd_list, "check": cmd_check, "solve": cmd_solve, "build": cmd_build, "schema": cmd_schema}
+COMMANDS = {"list": cmd_list, "check": cmd_check, "solve": cmd_solve, "build": cmd_build, "plot": cmd_plot, "schema": cmd_schema}
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

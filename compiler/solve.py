@@ -54,6 +54,8 @@ class Solution:
     given: dict[str, sp.Expr] = field(default_factory=dict)
     numeric: dict[str, str] = field(default_factory=dict)  # name -> how it was found numerically
     tables: dict[str, list[dict[str, sp.Expr]]] = field(default_factory=dict)
+    # name -> the closed form that computed it (base units, in terms of other symbols); numeric steps have none
+    formulas: dict[str, sp.Expr] = field(default_factory=dict)
 
     def display(self, name: str) -> float:
         q = self.model.quantity(name)
@@ -187,10 +189,11 @@ def _admissible(var: Variable, value: sp.Expr) -> bool:
     return var.domain.admits(sp.Float(re_, DPS) if not re_.is_Rational else re_)
 
 
-def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.Expr], dict[str, str], Evaluator]:
+def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.Expr], dict[str, str], dict[str, sp.Expr], Evaluator]:
     model = plan.model
     values = dict(known)
     numeric: dict[str, str] = {}
+    formulas: dict[str, sp.Expr] = {}
     ev = Evaluator(model, values)
     for step in plan.steps:
         if step.method == "numeric":
@@ -198,7 +201,8 @@ def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.E
             for name in found:
                 numeric[name] = "bracketed root search, relative tolerance 1e-12"
         else:
-            found = _pick(model, step, ev)
+            found, chosen = _pick(model, step, ev)
+            formulas.update(chosen)
         for name, v in found.items():
             values[name] = v
             ev.subs[model.variables[name].sym] = v
@@ -206,19 +210,20 @@ def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.E
                 var = model.variables[name]
                 eq = step.equations[0]
                 raise SolveError(f"{name} = {_num(var.to_display(v))} {var.unit} is outside its domain ({var.domain.describe()})", eq.loc, f"from line {eq.loc.line}: {eq.text}; check the inputs")
-    return values, numeric, ev
+    return values, numeric, formulas, ev
 
 
-def _pick(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
+def _pick(model: Model, step: Step, ev: Evaluator) -> tuple[dict[str, sp.Expr], dict[str, sp.Expr]]:
+    """The admissible candidate's values, and the candidate (closed forms) itself."""
     options = []
     for cand in step.candidates:
         vals = {n: ev(e) for n, e in cand.items()}
         if step.method == "define" or all(_admissible(model.variables[n], v) for n, v in vals.items()):
-            options.append({n: (v.as_real_imag()[0] if v.is_number else v) for n, v in vals.items()})
+            options.append(({n: (v.as_real_imag()[0] if v.is_number else v) for n, v in vals.items()}, cand))
     unique = []
-    for o in options:
-        if not any(all(abs(float(o[n] - u[n])) <= 1e-12 * (abs(float(u[n])) + 1e-300) for n in o) for u in unique):
-            unique.append(o)
+    for o, cand in options:
+        if not any(all(abs(float(o[n] - u[n])) <= 1e-12 * (abs(float(u[n])) + 1e-300) for n in o) for u, _ in unique):
+            unique.append((o, cand))
     eq = step.equations[0]
     names = ", ".join(step.unknowns)
     if not unique:
@@ -229,7 +234,7 @@ def _pick(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
             f"the roots ({roots}) fall outside the domain ({', '.join(model.variables[n].domain.describe() for n in step.unknowns)})",
         )
     if len(unique) > 1:
-        roots = " or ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(v))}" for n, v in u.items()) for u in unique)
+        roots = " or ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(v))}" for n, v in u.items()) for u, _ in unique)
         raise SolveError(f"{names} has several admissible values: {roots}", eq.loc, f"narrow the domain of {step.unknowns[0]} with min: or max:")
     return unique[0]
 
@@ -465,9 +470,9 @@ def solve(
         elif var.default is not None and name not in find:
             known[name] = ev(var.default)
     plan = make_plan(model, frozenset(known), tuple(extra))
-    values, numeric, final = evaluate_plan(plan, {**params, **known})
+    values, numeric, formulas, final = evaluate_plan(plan, {**params, **known})
     tables = {name: final.table(name) for name in model.tables}
-    return Solution(model, plan, entries.get("gpu"), entries.get("llm"), values, given, numeric, tables)
+    return Solution(model, plan, entries.get("gpu"), entries.get("llm"), values, given, numeric, tables, formulas)
 
 
 def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu: str | None = None, llm: str | None = None, project=None) -> Answer:

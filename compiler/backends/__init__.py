@@ -1,0 +1,70 @@
+"""Backends are printers: each turns Model + Plan + Solution into files.
+
+A backend module exposes `build(project, models, fmt, options) -> list[Path]`
+for the formats it handles, and writes with `write_atomic`. It raises
+`Unavailable` when a tool it needs (pdflatex) is missing: an explicit
+`--format` then fails, a plain `chainc build` skips it and says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ChaincError
+
+# format -> module that builds it, in the order a plain `chainc build` runs them
+FORMATS = {
+    "json": "compiler.backends.json_report",
+    "xlsx": "compiler.backends.excel",
+    "tex": "compiler.backends.latex",
+    "pdf": "compiler.backends.latex",
+    "py": "compiler.backends.python",
+}
+
+
+class Unavailable(ChaincError, RuntimeError):
+    """A tool this format needs is not installed."""
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    out: Path
+    find: tuple[str, ...] = ()
+    given: dict[str, str] = field(default_factory=dict)
+    numpy: bool = False
+    gpu: str | None = None
+    llm: str | None = None
+
+
+def available_formats() -> list[str]:
+    """Formats whose backend module exists in this version."""
+    out = []
+    for fmt, module in FORMATS.items():
+        try:
+            importlib.util.find_spec(module)
+        except ModuleNotFoundError:
+            continue
+        if importlib.util.find_spec(module) is not None:
+            out.append(fmt)
+    return out
+
+
+def backend(fmt: str):
+    return importlib.import_module(FORMATS[fmt])
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside `path`, then rename: never a half-written output."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
