@@ -95,7 +95,7 @@ def _plan_block(model: Model, block: Block) -> Step:
     if any(_involved_in_non_invertible(r, set(syms)) for r in residuals):
         return Step(block.unknowns, block.equations, "numeric")
     try:
-        found = sp.solve(residuals, syms, dict=True)
+        found = sp.solve(residuals, syms, dict=True, check=False)  # roots are filtered by domain when evaluated
     except (NotImplementedError, ValueError, TypeError):
         found = []
     found = [s for s in found if all(sym in s for sym in syms)]
