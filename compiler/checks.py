@@ -47,7 +47,7 @@ def run_check(model: Model, check: Check, project, gpu: str | None = None, llm: 
         good = within(got, e.value, e.abs_tol, e.rel_tol)
         ok &= good
         label = f"{check.question} -> {e.name}" if check.question else e.name
-        lines.append(f"{label} = {fmt(var.to_display(got))} {var.unit}".rstrip() + f" (expected {e.written})")
+        lines.append(f"{'ok' if good else 'FAIL'}  {label} = {fmt(var.to_display(got))} {var.unit}".rstrip() + f" (expected {e.written})")
     if check.that is not None:
         ev = Evaluator(model, solution.values)
         rel = check.that
@@ -57,9 +57,13 @@ def run_check(model: Model, check: Check, project, gpu: str | None = None, llm: 
         else:
             good = bool(ev(rel))
         ok &= good
-        lines.append(f"{check.that_text}: {'holds' if good else 'does not hold'}")
+        lines.append(f"{'ok' if good else 'FAIL'}  {check.that_text}: {'holds' if good else 'does not hold'}")
     return Outcome(check, bool(ok), tuple(lines))
 
 
 def run_checks(model: Model, project, gpu: str | None = None, llm: str | None = None) -> list[Outcome]:
+    """Solve the model forward and answer its questions (errors raise), then run every check."""
+    solve(model, gpu=gpu, llm=llm, project=project)
+    for q in model.questions:
+        ask(model, q, gpu=gpu, llm=llm, project=project)
     return [run_check(model, c, project, gpu, llm) for c in model.checks]

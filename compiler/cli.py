@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[args.command](args, Project(), out)
     except ChaincError as e:
         err.print(e.render(), markup=False)
-        return 2
+        return e.exit_code
 
 
 # --- list --------------------------------------------------------------------------------------

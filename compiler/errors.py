@@ -30,6 +30,7 @@ class ChaincError(Exception):
     """Root of chainc's errors: a message, a location and a hint."""
 
     kind = "error"
+    exit_code = 2  # the CLI's exit code for this error
 
     def __init__(self, message: str, loc: Loc | None = None, hint: str = ""):
         super().__init__(message)
@@ -77,3 +78,9 @@ class SolveError(ChaincError, ArithmeticError):
 
 class ArgumentError(ChaincError, ValueError):
     """A command-line argument is wrong."""
+
+
+class CheckFailed(ChaincError, AssertionError):
+    """A model's check disagrees with the computed value (exit code 1, as `chainc check`)."""
+
+    exit_code = 1

@@ -63,12 +63,15 @@ def _prepare(text: str, where: Where) -> str:
         toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return text  # let ast.parse report the syntax error with its position
+    depth = 0  # inside [...] is a unit, where pint reads ^ as a power
     for tok, nxt in zip(toks, toks[1:] + [None]):
         row, col = tok.start
+        if tok.type == tokenize.OP and tok.string in "[]":
+            depth += 1 if tok.string == "[" else -1
         if tok.type == tokenize.NAME and tok.string == "if" and nxt is not None and nxt.string == "(":
             line = out[row - 1]
             out[row - 1] = line[:col] + _IF + line[col + 2 :]
-        elif tok.type == tokenize.OP and tok.string in ("^", "^="):
+        elif tok.type == tokenize.OP and tok.string in ("^", "^=") and depth == 0:
             raise ModelError("'^' is not a power here", where(row, col), "write powers as x**2")
     return "".join(out)
 
@@ -117,6 +120,19 @@ class _Builder:
 
     def loc(self, node: ast.AST) -> Loc:
         return self.where(node.lineno, node.col_offset)
+
+    def operator_loc(self, node: ast.BinOp) -> Loc:
+        """Where the operator of a binary operation is written (after the left operand)."""
+        lines = self.text.splitlines()
+        row, col = node.left.end_lineno, node.left.end_col_offset
+        while row <= len(lines):
+            line = lines[row - 1]
+            while col < len(line) and (line[col] in " \t)"):
+                col += 1
+            if col < len(line):
+                return self.where(row, col)
+            row, col = row + 1, 0
+        return self.loc(node)
 
     def fail(self, node: ast.AST, message: str, hint: str = "") -> ModelError:
         return ModelError(message, self.loc(node), hint)
@@ -187,7 +203,7 @@ class _Builder:
                 word = "add" if op is ast.Add else "subtract"
                 raise UnitError(
                     f"cannot {word} {dim_str(left.dim)} and {dim_str(right.dim)}",
-                    self.loc(node),
+                    self.operator_loc(node),
                     "both sides of + and - need the same dimension; a unit literal such as 1[token] may be missing",
                     dim_str(left.dim),
                     dim_str(right.dim),

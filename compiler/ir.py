@@ -33,9 +33,14 @@ class Domain:
             return False
         return not (self.hi is not None and x > self.hi)
 
-    def describe(self) -> str:
-        words = [self.kind] + (["integer"] if self.integer else [])
-        return " ".join(words)
+    def describe(self, q: Quantity | None = None) -> str:
+        """'positive integer, at least 1', with bounds in the quantity's display unit."""
+        words = self.kind + (" integer" if self.integer else "")
+        for word, bound in (("at least", self.lo), ("at most", self.hi)):
+            if bound is not None:
+                shown = q.to_display(bound) if q is not None else bound
+                words += f", {word} {float(shown):g}" + (f" {q.unit}" if q is not None and q.unit else "")
+        return words
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .project import Project
 
 RESERVED = {"gpu", "llm", "prev", "i"} | set(ex.FUNCTIONS) | set(ex.AGGREGATES)
-_QUANTITY = re.compile(r"^\s*[-+]?(\d[\d_,]*\.?\d*|\.\d+)([eE][-+]?\d+)?(\s*[A-Za-zµμ%(][^=<>]*)?\s*$")
+_QUANTITY = re.compile(r"^\s*[-+]?(\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?(\s*[A-Za-zµμ%(][^=<>]*)?\s*$")
 
 
 def symbol_for(name: str, domain: Domain | None = None) -> sp.Symbol:
@@ -97,8 +97,9 @@ class Builder:
             v = other.variables[field]
             p = Param(name, v.unit, v.factor, v.dim, sp.Symbol(name, real=True), v.description, v.latex, loc, prefix, field)
         else:
-            aliases = ["gpu", "llm"] + list(self.imports)
-            raise ModelError(f"unknown reference '{name}'", loc, f"references start with one of: {', '.join(aliases)}")
+            aliases = list(self.uses) + list(self.imports)
+            hint = f"references start with one of: {', '.join(aliases)}" if aliases else "this model uses no GPU, LLM or other model; references such as llm.weight_bytes need 'uses:'"
+            raise ModelError(f"unknown reference '{name}'", loc, hint)
         self.params[name] = p
         return ex.Term(p.sym, p.dim)
 
@@ -318,6 +319,9 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
         raise ModelError("a model file is a YAML mapping", src.loc(()), "start with 'name:', 'title:', 'variables:' and 'equations:'")
     validate(src, MODEL_SCHEMA)
     d = src.data
+    stem = Path(path).stem
+    if d["name"] != stem:
+        raise ModelError(f"model name '{d['name']}' differs from its file name '{stem}'", src.loc(("name",)), f"the command line finds models by file name: write name: {stem}, or rename the file to {d['name']}.yaml")
     uses = {k: str(v) for k, v in (d.get("uses") or {}).items() if k in ("gpu", "llm")}
     for kind, entry in uses.items():
         if project.catalog.entry(kind, entry) is None:

@@ -234,5 +234,8 @@ def _explain(err: jsonschema.ValidationError, where: str) -> tuple[str, str]:
     if err.validator == "enum":
         return f"{where}: '{err.instance}' is not one of {', '.join(map(str, err.validator_value))}", ""
     if err.validator == "type":
-        return f"{where}: expected {err.validator_value}, got {type(err.instance).__name__}", "see docs/model-format.md"
+        hint = "see docs/model-format.md"
+        if isinstance(err.instance, dict) and "string" in str(err.validator_value):
+            hint = "YAML read 'text: more text' as a mapping: put the text in quotes"
+        return f"{where}: expected {err.validator_value}, got {type(err.instance).__name__}", hint
     return f"{where}: {err.message}", "see docs/model-format.md"

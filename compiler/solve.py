@@ -209,7 +209,7 @@ def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.E
             if name in model.variables and not _admissible(model.variables[name], v) and step.method == "define":
                 var = model.variables[name]
                 eq = step.equations[0]
-                raise SolveError(f"{name} = {_num(var.to_display(v))} {var.unit} is outside its domain ({var.domain.describe()})", eq.loc, f"from line {eq.loc.line}: {eq.text}; check the inputs")
+                raise SolveError(f"{_show(var, v)} is outside its domain ({var.domain.describe(var)})", eq.loc, f"from line {eq.loc.line}: {eq.text}; check the inputs")
     return values, numeric, formulas, ev
 
 
@@ -231,7 +231,7 @@ def _pick(model: Model, step: Step, ev: Evaluator) -> tuple[dict[str, sp.Expr], 
         raise SolveError(
             f"no admissible value of {names} solves line {eq.loc.line}: {eq.text}",
             eq.loc,
-            f"the roots ({roots}) fall outside the domain ({', '.join(model.variables[n].domain.describe() for n in step.unknowns)})",
+            f"the roots ({roots}) fall outside the domain ({', '.join(model.variables[n].domain.describe(model.variables[n]) for n in step.unknowns)})",
         )
     if len(unique) > 1:
         roots = " or ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(v))}" for n, v in u.items()) for u, _ in unique)
@@ -406,9 +406,28 @@ def given_value(model: Model, name: str, text: str | float | sp.Expr) -> sp.Expr
         _, factor, dim = parse_unit(unit) if unit else (None, var.factor, var.dim)
     except BadUnit as e:
         raise ArgumentError(f"{name}={text}: {e}", None, f"write a number with an optional unit, such as {name}=10{var.unit or ''}") from None
-    if dim != var.dim and not set(dict(var.dim / dim)) <= COUNTING:
+    if dim != var.dim and not _omits_per_count(var.dim, dim):
         raise ArgumentError(f"{name}={text}: that is {dim_str(dim)}, but {name} is {dim_str(var.dim)} ({var.unit or 'dimensionless'})", None, f"for example {name}=1{var.unit}")
     return number * factor
+
+
+def _omits_per_count(want, got) -> bool:
+    """True when `got` is `want` without some of its per-token / per-request part (10ms for ms/token)."""
+    ratio = dict(want / got)
+    return all(k in COUNTING and v < 0 and dict(want).get(k, 0) <= v for k, v in ratio.items())
+
+
+def require_in_domain(var: Variable, value: sp.Expr, what: str) -> None:
+    """Inputs must lie in their variable's domain: sign, whole number, bounds."""
+    if not value.is_number:
+        return
+    problem = None
+    if var.domain.integer and value != sp.floor(value):
+        problem = "is not a whole number"
+    elif not var.domain.admits(value):
+        problem = f"is outside its domain ({var.domain.describe(var)})"
+    if problem:
+        raise ArgumentError(f"{what} {_show(var, value)} {problem}", var.loc, f"{var.name} is declared {var.domain.describe(var)}")
 
 
 def _entries(model: Model, gpu: str | None, llm: str | None, project):
@@ -447,9 +466,12 @@ def param_values(model: Model, entries: dict, project) -> dict[str, sp.Expr]:
 
 
 def solve(
-    model: Model, given: dict[str, object] | None = None, find: tuple[str, ...] | list[str] = (), gpu: str | None = None, llm: str | None = None, project=None, extra: tuple[Equation, ...] = ()
+    model: Model, given: dict[str, object] | None = None, find: tuple[str, ...] | list[str] = (), gpu: str | None = None, llm: str | None = None, project=None, extra: tuple[Equation, ...] = (), check_domain: bool = True
 ) -> Solution:
-    """Solve a model for every variable: defaults and `given` are known, `find` are made unknown."""
+    """Solve a model for every variable: defaults and `given` are known, `find` are made unknown.
+
+    Known values must lie in their domains (check_domain=False lets a question probe past them).
+    """
     if model.params and project is None:
         from .project import Project
 
@@ -469,6 +491,10 @@ def solve(
             known[name] = given[name]
         elif var.default is not None and name not in find:
             known[name] = ev(var.default)
+        else:
+            continue
+        if check_domain:
+            require_in_domain(var, known[name], "given" if name in given else "default")
     plan = make_plan(model, frozenset(known), tuple(extra))
     values, numeric, formulas, final = evaluate_plan(plan, {**params, **known})
     tables = {name: final.table(name) for name in model.tables}
@@ -476,7 +502,12 @@ def solve(
 
 
 def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu: str | None = None, llm: str | None = None, project=None) -> Answer:
-    """Answer a question: the largest (or smallest) value of `find` that meets the condition."""
+    """Answer a question: the largest (or smallest) value of `find` that meets the condition.
+
+    Solve the boundary (the condition as an equation), probe both sides to learn
+    which side is feasible, then take the boundary or the domain's edge, rounded
+    to the question's step on the safe side.
+    """
     if question not in model.questions:
         raise ArgumentError(f"model '{model.name}' has no question '{question}'", None, f"questions: {', '.join(model.questions) or 'none'}")
     q = model.questions[question]
@@ -486,47 +517,75 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
         raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, "")
 
     def at(x: sp.Expr) -> Solution:
-        return solve(model, {**given, q.find: x}, gpu=gpu, llm=llm, project=project)
+        return solve(model, {**given, q.find: x}, gpu=gpu, llm=llm, project=project, check_domain=False)
 
     def feasible(x: sp.Expr) -> bool:
-        s = at(x)
-        return bool(Evaluator(model, s.values)(q.condition))
+        return bool(Evaluator(model, at(x).values)(q.condition))
 
-    boundary_eq = Equation(len(model.equations), q.condition_text.replace("<=", "=").replace(">=", "=").replace("<", "=").replace(">", "="), q.condition.lhs, q.condition.rhs, q.loc)
-    boundary = None
+    boundary_eq = Equation(len(model.equations), _boundary_text(q.condition_text), q.condition.lhs, q.condition.rhs, q.loc)
     try:
         bsol = solve(model, given, find=(q.find,), gpu=gpu, llm=llm, project=project, extra=(boundary_eq,))
         boundary = bsol.values[q.find]
     except SolveError:
-        bsol = None
-    sign = 1 if q.seek == "max" else -1
-    lo_edge = var.domain.lo if var.domain.lo is not None else (q.step if q.step is not None and var.domain.kind != "real" else None)
+        bsol, boundary = None, None
+    dom = var.domain
+    lo = dom.lo if dom.lo is not None else (q.step if q.step is not None and dom.kind == "positive" else sp.Integer(0) if dom.kind == "nonnegative" else None)
+    hi = dom.hi
+    want_max = q.seek == "max"
     if boundary is None:
-        probe = lo_edge if (q.seek == "max" and lo_edge is not None) else (var.domain.hi if var.domain.hi is not None else None)
-        probe = probe if probe is not None else var.factor
-        raise _infeasible(model, q, var, at(probe))
-    b = boundary
-    delta = max(abs(b) * sp.Rational(1, 10**6), q.step / 2 if q.step else 0)
-    inside = feasible(b - sign * delta)
-    outside = feasible(b + sign * delta)
-    if outside and not inside:
-        bound = "largest" if q.seek == "max" else "smallest"
-        raise SolveError(
-            f"question {q.name}: there is no {bound} {q.find}; {q.condition_text} holds on the other side of {q.find} = {_num(var.to_display(b))} {var.unit}",
-            q.loc,
-            f"did you mean seek: {'min' if q.seek == 'max' else 'max'}?",
-        )
-    if not inside:
-        raise _infeasible(model, q, var, at(b - sign * delta))
-    value = b
-    if q.step:
-        k = sp.floor(b / q.step) if q.seek == "max" else sp.ceiling(b / q.step)
+        probe = lo if lo is not None else hi if hi is not None else (var.default if var.default is not None and var.default.is_number else var.factor)
+        if not feasible(probe):
+            raise _infeasible(model, q, var, at(probe))
+        edge = hi if want_max else lo
+        if edge is None:
+            raise _unbounded(q, var, "every value")
+        value = edge
+    else:
+        b = boundary
+        delta = max(abs(b) * sp.Rational(1, 10**6), q.step / 2 if q.step else 0)
+        below, above = feasible(b - delta), feasible(b + delta)
+        if not below and not above:
+            raise _infeasible(model, q, var, at(b - delta if want_max else b + delta))
+        if below and above:
+            edge = hi if want_max else lo
+            if edge is None:
+                raise _unbounded(q, var, f"values on both sides of {_show(var, b)}")
+            value = edge
+        elif want_max:
+            value = b if below else hi
+        else:
+            value = b if above else lo
+        if value is None:
+            raise _unbounded(q, var, f"{'every value above' if want_max else 'every value below'} {_show(var, b)}")
+    if q.step and value not in (lo, hi):
+        k = sp.floor(value / q.step) if want_max else sp.ceiling(value / q.step)
         value = k * q.step
         if not feasible(value):
-            value -= sign * q.step
-    if not _admissible(var, value):
-        raise _infeasible(model, q, var, at(q.step if q.step else b))
-    return Answer(q, value, b, at(value), bsol)
+            value += -q.step if want_max else q.step
+    if not _admissible(var, value) or not feasible(value):
+        raise _infeasible(model, q, var, at(lo if lo is not None and want_max else value))
+    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol)
+
+
+def _boundary_text(condition: str) -> str:
+    for op in ("<=", ">=", "<", ">"):
+        if op in condition:
+            return condition.replace(op, "=", 1)
+    return condition
+
+
+def _show(q, base_value) -> str:
+    """'tpot = 42.3219 ms/token' style text of a value, without a trailing space for unitless values."""
+    return f"{q.name} = {_num(q.to_display(base_value))} {q.unit}".rstrip()
+
+
+def _unbounded(q: Question, var: Variable, where: str) -> SolveError:
+    bound = "largest" if q.seek == "max" else "smallest"
+    return SolveError(
+        f"question {q.name}: there is no {bound} {q.find}; {q.condition_text} holds for {where}",
+        q.loc,
+        f"bound {q.find} with {'max' if q.seek == 'max' else 'min'}: in its declaration, or did you mean seek: {'min' if q.seek == 'max' else 'max'}?",
+    )
 
 
 def _infeasible(model: Model, q: Question, var: Variable, s: Solution) -> SolveError:
@@ -534,16 +593,11 @@ def _infeasible(model: Model, q: Question, var: Variable, s: Solution) -> SolveE
     parts = []
     for side in (q.condition.lhs, q.condition.rhs):
         names = [n for n, v in model.variables.items() if v.sym == side]
-        if names:
-            n = names[0]
-            parts.append(f"{n} = {_num(model.variables[n].to_display(s.values[n]))} {model.variables[n].unit}".strip())
-        else:
-            parts.append(_num(ev(side)))
-    rel = type(q.condition).__name__
-    negated = {"StrictLessThan": ">=", "LessThan": ">", "StrictGreaterThan": "<=", "GreaterThan": "<"}[rel]
-    at_text = f"{q.find} = {_num(var.to_display(s.values[q.find]))} {var.unit}".strip()
+        parts.append(_show(model.variables[names[0]], s.values[names[0]]) if names else _num(ev(side)))
+    negated = {"StrictLessThan": ">=", "LessThan": ">", "StrictGreaterThan": "<=", "GreaterThan": "<"}[type(q.condition).__name__]
+    hardware = " with ".join(e.title for e in (s.gpu, s.llm) if e)
     return SolveError(
-        f"question {q.name}: no {q.find} meets {q.condition_text}: at {at_text}, {parts[0]} {negated} {parts[1]}",
+        f"question {q.name}: no {q.find} meets {q.condition_text}: at {_show(var, s.values[q.find])}, {parts[0]} {negated} {parts[1]}",
         q.loc,
-        f"{q.find} cannot go lower{' on ' + ' with '.join(e.title for e in (s.gpu, s.llm) if e) if (s.gpu or s.llm) else ''}; change another input or the target",
+        f"no {q.find} in its domain ({var.domain.describe(var)}) meets the condition{' on ' + hardware if hardware else ''}; change another input or the target",
     )

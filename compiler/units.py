@@ -68,7 +68,7 @@ def dim_str(dim: Dim | None) -> str:
     return text
 
 
-_NUMBER = re.compile(r"\s*([-+]?(?:\d[\d_,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
+_NUMBER = re.compile(r"\s*([-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
 
 
 def parse_quantity(text: str) -> tuple[sp.Rational, str]:

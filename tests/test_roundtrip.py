@@ -47,9 +47,12 @@ def _recover(project, model, x):
     # Move the input off its default, so a numeric search that starts at the default cannot pass by luck.
     var = m.variables[x]
     default = solve(m, project=project).values[x]
-    want = default * sp.Rational(137, 100)
-    if not var.domain.admits(want):
-        want = default * sp.Rational(73, 100)
+    for factor in (sp.Rational(137, 100), sp.Rational(73, 100)):
+        want = default * factor
+        if var.domain.integer:  # a whole number stays whole (batch 64 -> 88)
+            want = sp.Integer(round(want / var.factor)) * var.factor
+        if var.domain.admits(want):
+            break
     base = solve(m, {x: want}, project=project)
     tried = []
     for y in _candidates(m, x):
