@@ -233,10 +233,8 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
         q, var = answer.question, m.variables[answer.question.find]
         out.print()
         out.print(f"[bold]{q.name}[/]: {q.ask or q.condition_text}", markup=True)
-        rounding = ""
-        if answer.value != answer.boundary:
-            rounding = f" ({'floor' if q.seek == 'max' else 'ceiling'} of the boundary {fmt(var.to_display(answer.boundary), 6)})"
-        out.print(f"  {var.name} = {fmt(var.to_display(answer.value), 6)} {var.unit}{rounding}; {q.condition_text} holds there", markup=False)
+        how = f" ({answer.how})" if answer.how and answer.how != "the boundary" else ""
+        out.print(f"  {var.name} = {fmt(var.to_display(answer.value), 6)} {var.unit}".rstrip() + f"{how}; {q.condition_text} holds there", markup=False)
 
 
 def _explain(out: Console, s: Solution) -> None:

@@ -68,7 +68,8 @@ class Answer:
     value: sp.Expr  # base units, rounded as the question says
     boundary: sp.Expr  # where the condition turns, before rounding
     solution: Solution  # the model solved at the answer
-    boundary_solution: Solution
+    boundary_solution: Solution | None
+    how: str = ""  # how the answer follows from the boundary: 'floor of the boundary 64.97', 'the largest allowed value'
 
 
 # --- planning ------------------------------------------------------------------------------
@@ -539,7 +540,7 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
         edge = hi if want_max else lo
         if edge is None:
             raise _unbounded(q, var, "every value")
-        value = edge
+        value, how = edge, f"the {'largest' if want_max else 'smallest'} allowed value"
     else:
         b = boundary
         delta = max(abs(b) * sp.Rational(1, 10**6), q.step / 2 if q.step else 0)
@@ -555,16 +556,20 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
             value = b if below else hi
         else:
             value = b if above else lo
+        how = "the boundary" if value is b else f"the {'largest' if want_max else 'smallest'} allowed value"
         if value is None:
             raise _unbounded(q, var, f"{'every value above' if want_max else 'every value below'} {_show(var, b)}")
     if q.step and value not in (lo, hi):
         k = sp.floor(value / q.step) if want_max else sp.ceiling(value / q.step)
-        value = k * q.step
-        if not feasible(value):
-            value += -q.step if want_max else q.step
+        rounded = k * q.step
+        how = f"{'floor' if want_max else 'ceiling'} of the boundary {_num(var.to_display(value))} to steps of {_num(var.to_display(q.step))}"
+        if not feasible(rounded):
+            rounded += -q.step if want_max else q.step
+            how += ", one step back to meet a strict condition"
+        value = rounded
     if not _admissible(var, value) or not feasible(value):
         raise _infeasible(model, q, var, at(lo if lo is not None and want_max else value))
-    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol)
+    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, how)
 
 
 def _boundary_text(condition: str) -> str:
