@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ ANY = None  # the dimension of a literal zero: it matches every dimension
 
 MAX_TEXT = 4000
 MAX_EXPONENT = 1000
+MAX_DEPTH = 100  # nesting of the syntax tree; deeper is surely not a formula a person wrote
+MAX_DIGITS = 400  # a constant with more decimal digits than this is refused, not computed
 
 
 @dataclass(frozen=True)
@@ -87,9 +90,35 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
         raise ModelError("empty expression", where(1, 0), "write a formula, such as batch / tpot")
     try:
         tree = ast.parse(text, mode="eval")
-    except SyntaxError as e:
-        raise ModelError(f"syntax error: {e.msg}", where(e.lineno or 1, max((e.offset or 1) - 1, 0)), "an expression is like: batch * context * kv_bytes_per_token") from None
-    return _Builder(text, where, scope).visit(tree.body)
+    except (SyntaxError, RecursionError, MemoryError) as e:
+        line, col = (e.lineno or 1, max((e.offset or 1) - 1, 0)) if isinstance(e, SyntaxError) else (1, 0)
+        msg = f"syntax error: {e.msg}" if isinstance(e, SyntaxError) else "expression nested too deeply"
+        raise ModelError(msg, where(line, col), "an expression is like: batch * context * kv_bytes_per_token") from None
+    _check_depth(tree.body, where)
+    builder = _Builder(text, where, scope)
+    try:
+        term = builder.visit(tree.body)
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError) as e:
+        if isinstance(e, ModelError):
+            raise
+        raise ModelError(f"this expression has no value: {e}", where(1, 0), "look for a division by zero or the square root of a negative number") from None
+    if term.expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I):
+        raise ModelError("this expression has no finite real value", where(1, 0), "look for a division by zero or the square root of a negative number")
+    return term
+
+
+def _check_depth(root: ast.AST, where: Where) -> None:
+    """Refuse absurdly deep trees before the recursive walk meets Python's recursion limit."""
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ModelError(
+                f"expression nested more than {MAX_DEPTH} levels deep",
+                where(getattr(node, "lineno", 1), getattr(node, "col_offset", 0)),
+                "split it into several equations with named intermediate variables",
+            )
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
 def split_equation(text: str, where: Where) -> tuple[str, str, int]:
@@ -100,7 +129,7 @@ def split_equation(text: str, where: Where) -> tuple[str, str, int]:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.OP and tok.string == "=":
                 if tok.start[0] != 1:
-                    raise ModelError("write an equation on one line", where(tok.start[0], tok.start[1]), "")
+                    raise ModelError("write an equation on one line", where(tok.start[0], tok.start[1]), "YAML folds long text: keep the equation on one line, or split it")
                 cuts.append(tok.start[1])
     except (tokenize.TokenError, IndentationError, SyntaxError):
         cuts = [i for i, c in enumerate(text) if c == "=" and text[i - 1 : i] not in ("=", "<", ">", "!") and text[i + 1 : i + 2] != "="]
@@ -152,9 +181,11 @@ class _Builder:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(node, f"{type(value).__name__} literals are not allowed", "expressions hold numbers, names and unit literals such as 2[GB]")
         text = self.segment(node).replace("_", "")
+        if not _DECIMAL.fullmatch(text):
+            raise self.fail(node, f"'{text}' is not a decimal number", "write numbers in decimal, such as 16 or 0.5 or 1e-3")
         exp = text.lower().split("e")[1] if "e" in text.lower() else "0"
-        if abs(int(exp or 0)) > 300:
-            raise self.fail(node, f"number {text} is out of range", "")
+        if abs(int(exp or 0)) > 300 or len(text) > MAX_DIGITS:
+            raise self.fail(node, f"number {text} is out of range", "numbers go up to 1e300; use a unit prefix (TB, GFLOP) for big quantities")
         number = sp.Rational(text)
         return Term(number, ANY if number == 0 else DIMENSIONLESS)
 
@@ -191,7 +222,7 @@ class _Builder:
             return Term(-operand.expr, operand.dim)
         if isinstance(node.op, ast.UAdd):
             return operand
-        raise self.fail(node, f"operator {type(node.op).__name__} is not allowed", "")
+        raise self.fail(node, f"operator {type(node.op).__name__} is not allowed", "arithmetic is + - * / **; conditions use not, and, or")
 
     def visit_BinOp(self, node: ast.BinOp) -> Term:
         left, right = self.visit(node.left), self.visit(node.right)
@@ -225,10 +256,14 @@ class _Builder:
             raise UnitError(f"an exponent must be dimensionless, not {dim_str(exp.dim)}", self.loc(node.right), "divide by a unit first", dim_str(exp.dim), "dimensionless")
         if exp.expr.is_number and abs(exp.expr) > MAX_EXPONENT:
             raise self.fail(node.right, f"exponent {exp.expr} is too large", f"exponents are limited to {MAX_EXPONENT}")
+        if base.expr.is_number and exp.expr.is_number and base.expr != 0:
+            digits = abs(float(exp.expr)) * abs(float(sp.log(abs(base.expr), 10).evalf(15)))
+            if digits > MAX_DIGITS:
+                raise self.fail(node, f"the constant {self.segment(node)} has about {digits:.3g} digits", f"constants are limited to {MAX_DIGITS} digits")
         if base.dim in (DIMENSIONLESS, ANY):
             return Term(sp.Pow(base.expr, exp.expr), base.dim)
         if not exp.expr.is_Rational:
-            raise UnitError(f"a quantity of {dim_str(base.dim)} can only be raised to a constant power", self.loc(node.right), "use a number as the exponent", dim_str(base.dim), "")
+            raise UnitError(f"a quantity of {dim_str(base.dim)} can only be raised to a constant power", self.loc(node.right), "use a number as the exponent", dim_str(base.dim), "a constant")
         return Term(sp.Pow(base.expr, exp.expr), base.dim ** Fraction(int(exp.expr.p), int(exp.expr.q)))
 
     def visit_Compare(self, node: ast.Compare) -> Term:
@@ -240,6 +275,9 @@ class _Builder:
             self.want_number(bn, b)
             if not same_dim(a.dim, b.dim):
                 raise UnitError(f"cannot compare {dim_str(a.dim)} with {dim_str(b.dim)}", self.loc(node), "both sides of a comparison need the same dimension", dim_str(a.dim), dim_str(b.dim))
+            if type(op) not in _COMPARE:
+                word = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), type(op).__name__)
+                raise self.fail(node, f"'{word}' is not allowed in an expression", "compare numbers with <, <=, >, >=, == or !=")
             parts.append(_COMPARE[type(op)](a.expr, b.expr))
         return Term(sp.And(*parts) if len(parts) > 1 else parts[0], BOOL)
 
@@ -259,7 +297,7 @@ class _Builder:
             raise self.fail(node, "only the built-in functions can be called", "functions: " + ", ".join(FUNCTIONS))
         name = "if" if node.func.id == _IF else node.func.id
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-            raise self.fail(node, f"{name}() takes plain arguments", "")
+            raise self.fail(node, f"{name}() takes plain arguments", "no keywords or *args: write min(a, b)")
         if name in AGGREGATES and len(node.args) == 1 and self.names_table(node.args[0]):
             return self.aggregate(node, name, node.args[0])
         if name not in FUNCTIONS:
@@ -277,14 +315,15 @@ class _Builder:
             table = arg.id if isinstance(arg, ast.Name) else arg.value.id
             return self.scope.aggregate("count", table, None, self.loc(node))
         if not isinstance(arg, ast.Attribute):
-            raise self.fail(arg, f"{kind}() takes a table column, such as {kind}({arg.id}.step_time)", "")
+            raise self.fail(arg, f"{kind}() takes a table column, such as {kind}({arg.id}.step_time)", "name the column after the table and a dot")
         return self.scope.aggregate(kind, arg.value.id, arg.attr, self.loc(node))
 
     def arity(self, node: ast.Call, args: list[Term], low: int, high: int | None = None) -> None:
         high = low if high is None else high
         if not low <= len(args) <= high:
             want = str(low) if low == high else f"{low} to {high}" if high < 99 else f"at least {low}"
-            raise self.fail(node, f"{node.func.id if node.func.id != _IF else 'if'}() takes {want} arguments, got {len(args)}", "")
+            name = node.func.id if node.func.id != _IF else "if"
+            raise self.fail(node, f"{name}() takes {want} arguments, got {len(args)}", _USAGE.get(name, "see docs/model-format.md"))
         for a, n in zip(args, node.args):
             if a.dim != BOOL or node.func.id == _IF:
                 continue
@@ -360,8 +399,16 @@ class _Builder:
 
     def want_bool(self, node: ast.AST, term: Term) -> None:
         if term.dim != BOOL:
-            raise self.fail(node, "expected a condition (a comparison such as tpot <= tpot_target)", "")
+            raise self.fail(node, "expected a condition (a comparison such as tpot <= tpot_target)", "if(cond, a, b) takes a comparison first, then the two values")
 
+
+_DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+_USAGE = {
+    "min": "min(a, b, ...) takes two or more values; min(table.column) takes one column",
+    "max": "max(a, b, ...) takes two or more values; max(table.column) takes one column",
+    "if": "if(cond, a, b): a when cond holds, else b",
+    "log": "log(x) is the natural logarithm; log(x, base) another base",
+}
 
 _OPS = {ast.BitXor: "^", ast.BitAnd: "&", ast.BitOr: "|", ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>"}
 

@@ -134,7 +134,7 @@ class Builder:
         """A value as written (number in display unit, 'number unit', or an expression of references) -> base units."""
         raw = self.src.raw.get(tuple(kp), str(value))
         if isinstance(value, bool):
-            raise self.fail(kp, f"{what}: expected a number, got {value}", "")
+            raise self.fail(kp, f"{what}: expected a number, got {value}", "write a number, or a number and a unit such as '10 ms'")
         if isinstance(value, (int, float)) or _QUANTITY.match(raw):
             number, unit = parse_quantity(raw)
             if not unit:
@@ -321,7 +321,11 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
     d = src.data
     stem = Path(path).stem
     if d["name"] != stem:
-        raise ModelError(f"model name '{d['name']}' differs from its file name '{stem}'", src.loc(("name",)), f"the command line finds models by file name: write name: {stem}, or rename the file to {d['name']}.yaml")
+        raise ModelError(
+            f"model name '{d['name']}' differs from its file name '{stem}'",
+            src.loc(("name",)),
+            f"the command line finds models by file name: write name: {stem}, or rename the file to {d['name']}.yaml",
+        )
     uses = {k: str(v) for k, v in (d.get("uses") or {}).items() if k in ("gpu", "llm")}
     for kind, entry in uses.items():
         if project.catalog.entry(kind, entry) is None:
@@ -333,7 +337,7 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
         if alias in RESERVED or alias in d["variables"]:
             raise ModelError(f"import alias '{alias}' is taken", src.loc(("uses", "models", alias), key=True), "pick another alias")
         if other in _stack + (d["name"],):
-            raise ModelError(f"models import each other in a loop: {' -> '.join(_stack + (d['name'], other))}", src.loc(("uses", "models", alias)), "")
+            raise ModelError(f"models import each other in a loop: {' -> '.join(_stack + (d['name'], other))}", src.loc(("uses", "models", alias)), "a model can build on another only one way round")
         imports[alias] = project.model(other, _stack=_stack + (d["name"],), loc=src.loc(("uses", "models", alias)))
     b = Builder(src, project, uses, imports)
     specs = d["variables"]
@@ -424,7 +428,7 @@ def _check(b: Builder, index: int, c: dict, kp: KeyPath, questions: dict[str, Qu
     if "that" in c:
         term = b.expression(c["that"], kp + ("that",))
         if term.dim != ex.BOOL:
-            raise b.fail(kp + ("that",), "'that' must be a relation, such as a == b or a <= b", "")
+            raise b.fail(kp + ("that",), "'that' must be a relation, such as a == b or a <= b", "a check's that: is a comparison that must hold")
         that, that_text = term.expr, str(c["that"])
     if not expects and that is None:
         raise b.fail(kp, "a check needs 'expect' or 'that'", "for example: expect: {latency: 7.975 s}")
@@ -439,7 +443,7 @@ def _sweep(b: Builder, name: str, s: dict, kp: KeyPath) -> Sweep:
     step = raw("step") if "step" in s else sp.Integer(1)
     start, stop = raw("from"), raw("to")
     if stop < start:
-        raise b.fail(kp + ("to",), "a sweep's 'to' must not be below 'from'", "")
+        raise b.fail(kp + ("to",), "a sweep's 'to' must not be below 'from'", "swap from: and to:")
     if (stop - start) / step > 100000:
         raise b.fail(kp + ("step",), "a sweep of more than 100,000 points", "use a larger step")
     return Sweep(name, over.name, start, stop, step, show, ref, s.get("about", ""), b.src.loc(kp, key=True))

@@ -166,7 +166,7 @@ def run_table(table: Table, ev: Evaluator) -> list[dict[str, sp.Expr]]:
             v = c.expr.xreplace(scope)
             v = exact(v)
             if not v.is_number:
-                raise SolveError(f"table '{table.name}', row {i}: column {c.name} did not evaluate to a number", c.loc, "")
+                raise SolveError(f"table '{table.name}', row {i}: column {c.name} did not evaluate to a number", c.loc, "a column may use i, prev.<column>, this row's columns and scalars")
             scope[c.sym] = v
             row[c.name] = v
         rows.append(row)
@@ -435,7 +435,7 @@ def _entries(model: Model, gpu: str | None, llm: str | None, project):
     out = {}
     for kind, chosen, default in (("gpu", gpu, model.gpu), ("llm", llm, model.llm)):
         if chosen and not default:
-            raise ArgumentError(f"model '{model.name}' uses no {kind.upper()}, so --{kind} does not apply", None, "")
+            raise ArgumentError(f"model '{model.name}' uses no {kind.upper()}, so --{kind} does not apply", None, f"drop --{kind}; chainc list shows which models use which catalog entries")
         entry_id = chosen or default
         if entry_id:
             entry = project.catalog.entry(kind, entry_id)
@@ -467,7 +467,14 @@ def param_values(model: Model, entries: dict, project) -> dict[str, sp.Expr]:
 
 
 def solve(
-    model: Model, given: dict[str, object] | None = None, find: tuple[str, ...] | list[str] = (), gpu: str | None = None, llm: str | None = None, project=None, extra: tuple[Equation, ...] = (), check_domain: bool = True
+    model: Model,
+    given: dict[str, object] | None = None,
+    find: tuple[str, ...] | list[str] = (),
+    gpu: str | None = None,
+    llm: str | None = None,
+    project=None,
+    extra: tuple[Equation, ...] = (),
+    check_domain: bool = True,
 ) -> Solution:
     """Solve a model for every variable: defaults and `given` are known, `find` are made unknown.
 
@@ -515,7 +522,7 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
     var = model.variables[q.find]
     given = dict(given or {})
     if q.find in given:
-        raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, "")
+        raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"drop --given {q.find}=...; the question computes it")
 
     def at(x: sp.Expr) -> Solution:
         return solve(model, {**given, q.find: x}, gpu=gpu, llm=llm, project=project, check_domain=False)

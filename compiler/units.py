@@ -36,8 +36,8 @@ def parse_unit(text: str) -> tuple[pint.Unit, sp.Rational, Dim]:
     text = text.strip()
     if text in ("", "1", "dimensionless"):
         return ureg.dimensionless, sp.Integer(1), DIMENSIONLESS
-    if not re.fullmatch(r"[A-Za-zµμ%_0-9 */^().\-]+", text):
-        raise BadUnit(f"'{text}' is not a unit")
+    if not re.fullmatch(r"[A-Za-zµμ%_0-9 */^().\-]+", text) or re.search(r"\d{3}|\d\s*(\*\*|\^)|[*^]\s*\(", text):
+        raise BadUnit(f"'{text}' is not a unit")  # numbers in units are small exponents: FLOP/token^2
     try:
         unit = ureg.parse_units(text.replace("^", "**"))
     except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, ValueError, TypeError, AttributeError) as e:

@@ -98,8 +98,8 @@ def test_every_chain_runs_on_every_gpu_and_llm(project):
 
 def test_build_is_deterministic(tmp_path, capsys):
     a, b = tmp_path / "a", tmp_path / "b"
-    assert run(capsys, "build", "--out", str(a))[0] == 0
-    assert run(capsys, "build", "--out", str(b))[0] == 0
+    assert run(capsys, "build", "--format", "json", "--out", str(a))[0] == 0
+    assert run(capsys, "build", "--format", "json", "--out", str(b))[0] == 0
     files = sorted(p.name for p in a.iterdir())
     assert len(files) == 8
     for f in files:
