@@ -19,6 +19,7 @@ from sympy.core.function import AppliedUndef
 from .analysis import Block, plan_blocks
 from .errors import ArgumentError, SolveError
 from .ir import Equation, Model, Question, Table, Variable
+from .rootfind import NoRoot, bracket_root
 from .units import BadUnit, dim_str, parse_quantity, parse_unit
 
 NOT_INVERTIBLE = (sp.Piecewise, sp.Min, sp.Max, sp.ceiling, sp.floor, sp.Abs, AppliedUndef)
@@ -314,73 +315,25 @@ def _numeric(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
 
 
 def _root_1d(var: Variable, f, eq: Equation, ev: Evaluator) -> sp.Expr:
-    """Bracket a sign change of f around a starting guess, then bisect it."""
+    """The bracketed search of rootfind.py over var's domain, starting at its default."""
     dom = var.domain
-    lo = float(dom.lo) if dom.lo is not None else (0.0 if dom.kind != "real" else -math.inf)
-    hi = float(dom.hi) if dom.hi is not None else math.inf
     start = var.default.xreplace(ev.subs) if var.default is not None else None
-    g = float(start) if start is not None and start.is_number and lo < float(start) < hi else float(var.factor)
-    g = min(max(g, lo if lo > 0 else g), hi)
-    if dom.kind != "real" and g <= 0:
-        g = float(var.factor)
-    fg = f(g)
-    if fg == 0:
-        return sp.Rational(g)
-    scale = abs(fg)
-    bracket = None
-    sides = [[g, fg], [g, fg]]
-    for k in range(1, 200):
-        for s, side in enumerate(sides):
-            if dom.kind != "real" and lo >= 0:
-                x = g * 2.0**k if s == 0 else g / 2.0**k
-            else:
-                x = g + (abs(g) + 1) * 2.0**k * (1 if s == 0 else -1)
-            x = min(max(x, lo), hi)
-            if x == side[0] or (lo == 0 and x == 0):
-                continue
-            fx = f(x)
-            if math.isnan(fx):
-                continue
-            scale = max(scale, abs(fx))
-            if fx == 0:
-                return sp.Rational(x)
-            if (fx > 0) != (side[1] > 0):
-                bracket = (side[0], side[1], x, fx)
-                break
-            side[0], side[1] = x, fx
-        if bracket:
-            break
-    if bracket is None:
-        raise SolveError(
-            f"no value of {var.name} solves line {eq.loc.line}: {eq.text}",
-            eq.loc,
-            f"searched {var.name} from {_num(var.to_display(sides[1][0]))} to {_num(var.to_display(sides[0][0]))} {var.unit} and the two sides never crossed",
-        )
-    a, fa, b, fb = bracket
-    for _ in range(300):
-        if a > 0 and b > 0 and max(a, b) / min(a, b) > 4:
-            m = math.sqrt(a * b)
-        else:
-            m = (a + b) / 2
-        if m in (a, b):
-            break
-        fm = f(m)
-        if fm == 0:
-            return sp.Rational(m)
-        if (fm > 0) == (fa > 0):
-            a, fa = m, fm
-        else:
-            b, fb = m, fm
-        if abs(b - a) <= 1e-13 * max(abs(a), abs(b)):
-            break
-    if abs(fa - fb) > 1e-6 * scale:
-        qv = var.to_display(sp.Rational((a + b) / 2))
+    start = float(start) if start is not None and start.is_number else None
+    lo, hi = (float(dom.lo) if dom.lo is not None else None), (float(dom.hi) if dom.hi is not None else None)
+    try:
+        return sp.Rational(bracket_root(f, start, float(var.factor), dom.kind, lo, hi))
+    except NoRoot as e:
+        if e.jump is None:
+            raise SolveError(
+                f"no value of {var.name} solves line {eq.loc.line}: {eq.text}",
+                eq.loc,
+                f"searched {var.name} from {_num(var.to_display(sp.Rational(e.low)))} to {_num(var.to_display(sp.Rational(e.high)))} {var.unit} and the two sides never crossed",
+            ) from None
         raise SolveError(
             f"no value of {var.name} makes line {eq.loc.line} hold exactly: {eq.text}",
             eq.loc,
-            f"the two sides jump past each other at {var.name} = {_num(qv)} {var.unit} (a step of ceil, floor or a condition); ask a question with such_that: instead",
-        )
-    return sp.Rational((a + b) / 2)
+            f"the two sides jump past each other at {_show(var, sp.Rational(e.jump))} (a step of ceil, floor or a condition); ask a question with such_that: instead",
+        ) from None
 
 
 # --- the public entry points -----------------------------------------------------------------

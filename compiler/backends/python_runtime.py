@@ -1,11 +1,22 @@
 """Helper functions the Python backend copies into generated modules (only those a module uses).
 
 Each entry is source text in the generated module's own style, written so that it
-passes `ruff check` and `ruff format` unchanged. `_root_1d` and `_ask` mirror
-compiler/solve.py (`_root_1d`, `ask`) step for step, on floats.
+passes `ruff check` and `ruff format` unchanged. `_bracket_root` is compiler/rootfind.py
+itself (its source, copied); `_ask` mirrors compiler/solve.py's `ask` step for step, on floats.
 """
 
 from __future__ import annotations
+
+
+def rootfind_source() -> str:
+    """compiler/rootfind.py's classes and functions, renamed private: the solver's own root finder."""
+    import inspect
+
+    from .. import rootfind
+
+    source = inspect.getsource(rootfind.NoRoot) + "\n\n" + inspect.getsource(rootfind.bracket_root)
+    return source.replace("NoRoot", "_NoRoot").replace("def bracket_root(", "def _bracket_root(")
+
 
 # name -> (source, helper names it calls, needs math, needs numpy)
 HELPERS: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {}
@@ -109,9 +120,11 @@ def _rows(n: float, table: str, rows_text: str, max_rows: int) -> int:
     return int(n)
 ''')
 
-_helper("_root_1d", ("ChainError",), math=True)('''
+_helper("_bracket_root", math=True)(rootfind_source())
+
+_helper("_root_1d", ("ChainError", "_bracket_root"), math=True)('''
 def _root_1d(f, start: float | None, factor: float, kind: str, lo: float | None, hi: float | None, what: tuple[str, str, str]) -> float:
-    """Bracket a sign change of f around a starting guess, then bisect it (compiler/solve.py's _root_1d)."""
+    """compiler.solve's numeric step: _bracket_root over the variable's domain, errors as ChainError."""
     name, unit, where = what
 
     def fx(x: float) -> float:
@@ -122,60 +135,14 @@ def _root_1d(f, start: float | None, factor: float, kind: str, lo: float | None,
         except (ArithmeticError, ValueError, TypeError):
             return math.nan
 
-    lo = lo if lo is not None else (0.0 if kind != "real" else -math.inf)
-    hi = hi if hi is not None else math.inf
-    g = start if start is not None and lo < start < hi else factor
-    g = min(max(g, lo if lo > 0 else g), hi)
-    if kind != "real" and g <= 0:
-        g = factor
-    fg = fx(g)
-    if fg == 0:
-        return g
-    scale = abs(fg)
-    bracket = None
-    sides = [[g, fg], [g, fg]]
-    for k in range(1, 200):
-        for s, side in enumerate(sides):
-            if kind != "real" and lo >= 0:
-                x = g * 2.0**k if s == 0 else g / 2.0**k
-            else:
-                x = g + (abs(g) + 1) * 2.0**k * (1 if s == 0 else -1)
-            x = min(max(x, lo), hi)
-            if x == side[0] or (lo == 0 and x == 0):
-                continue
-            fv = fx(x)
-            if math.isnan(fv):
-                continue
-            scale = max(scale, abs(fv))
-            if fv == 0:
-                return x
-            if (fv > 0) != (side[1] > 0):
-                bracket = (side[0], side[1], x, fv)
-                break
-            side[0], side[1] = x, fv
-        if bracket:
-            break
-    if bracket is None:
-        span = f"{sides[1][0] / factor:.6g} to {sides[0][0] / factor:.6g} {unit}"
-        raise ChainError(f"no value of {name} solves {where}; searched {name} from {span} and the two sides never crossed")
-    a, fa, b, fb = bracket
-    for _ in range(300):
-        m = math.sqrt(a * b) if a > 0 and b > 0 and max(a, b) / min(a, b) > 4 else (a + b) / 2
-        if m in (a, b):
-            break
-        fm = fx(m)
-        if fm == 0:
-            return m
-        if (fm > 0) == (fa > 0):
-            a, fa = m, fm
-        else:
-            b, fb = m, fm
-        if abs(b - a) <= 1e-13 * max(abs(a), abs(b)):
-            break
-    if abs(fa - fb) > 1e-6 * scale:
-        at = f"{(a + b) / 2 / factor:.6g} {unit}"
-        raise ChainError(f"no value of {name} makes {where} hold exactly; the two sides jump past each other at {name} = {at} (a step of ceil, floor or a condition)")
-    return (a + b) / 2
+    try:
+        return _bracket_root(fx, start, factor, kind, lo, hi)
+    except _NoRoot as e:
+        if e.jump is None:
+            span = f"{e.low / factor:.6g} to {e.high / factor:.6g} {unit}"
+            raise ChainError(f"no value of {name} solves {where}; searched {name} from {span} and the two sides never crossed") from None
+        at = f"{e.jump / factor:.6g} {unit}"
+        raise ChainError(f"no value of {name} makes {where} hold exactly; the two sides jump past each other at {name} = {at} (a step of ceil, floor or a condition)") from None
 ''')
 
 _helper("_side")('''
