@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-import sympy as sp
 from rich.console import Console
 from rich.table import Table as RichTable
 
@@ -238,31 +237,17 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
 
 
 def _explain(out: Console, s: Solution) -> None:
-    m = s.model
-    for k, step in enumerate(s.plan.steps, 1):
-        eq = step.equations[0]
-        names = ", ".join(step.unknowns)
-        out.print(f"\n[bold]step {k}[/]: {names}   [dim]({eq.loc})[/]")
-        for e in step.equations:
-            out.print(f"  {e.text}", markup=False)
-        if step.method == "solve":
-            for n in step.unknowns:
-                cands = " or ".join(sp.sstr(c[n]) for c in step.candidates)
-                out.print(f"  solving for {n}: {n} = {cands}", markup=False)
-        elif step.method == "numeric":
-            out.print(f"  solved numerically for {names} ({s.numeric.get(step.unknowns[0], 'bracketed root search')})", markup=False)
-        used = sorted({q for e in step.equations for q in _names_in(m, e.residual)} - set(step.unknowns))
-        if used:
-            out.print("  with " + ", ".join(f"{n} = {fmt(s.display(n))} {m.quantity(n).unit}".rstrip() for n in used), markup=False)
-        for n in step.unknowns:
-            v = m.variables[n]
-            out.print(f"  [bold]{n} = {fmt(s.display(n), v.digits)} {v.unit}[/]")
+    """The derivation, step by step, as plain text: the same structure the LaTeX sheet prints."""
+    from rich.markup import escape
+
+    from .derivation import text_lines
+
     out.print()
-
-
-def _names_in(model: Model, expr) -> list[str]:
-    syms = expr.free_symbols
-    return [n for n, v in {**model.variables, **model.params}.items() if v.sym in syms]
+    for line in text_lines(s):
+        if line.startswith("step "):
+            out.print(f"[bold]{escape(line)}[/]")
+        else:
+            out.print(line, markup=False)
 
 
 # --- build, schema -------------------------------------------------------------------------------
