@@ -527,6 +527,12 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
             rounded += -q.step if want_max else q.step
             how += ", one step back to meet a strict condition"
         value = rounded
+    if not q.step and _admissible(var, value) and not feasible(value) and (bsol is not None and q.find in bsol.numeric):
+        # a numeric boundary can land a hair on the wrong side: step inward by the search's tolerance
+        inward = -1 if want_max else 1
+        nudged = value * (1 + inward * sp.Rational(1, 10**12) * (1 if value > 0 else -1))
+        if feasible(nudged):
+            value = nudged
     if not _admissible(var, value) or not feasible(value):
         raise _infeasible(model, q, var, at(lo if lo is not None and want_max else value))
     return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, how)
