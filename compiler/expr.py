@@ -18,6 +18,7 @@ import ast
 import io
 import re
 import tokenize
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -89,7 +90,9 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
     if not text:
         raise ModelError("empty expression", where(1, 0), "write a formula, such as batch / tpot")
     try:
-        tree = ast.parse(text, mode="eval")
+        with warnings.catch_warnings():  # Python's own warnings ("invalid decimal literal") are not for our users
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text, mode="eval")
     except (SyntaxError, RecursionError, MemoryError) as e:
         line, col = (e.lineno or 1, max((e.offset or 1) - 1, 0)) if isinstance(e, SyntaxError) else (1, 0)
         msg = f"syntax error: {e.msg}" if isinstance(e, SyntaxError) else "expression nested too deeply"
