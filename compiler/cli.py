@@ -58,11 +58,8 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("model", metavar="MODEL", help="a model name in models/ or a path to a model file")
-    s.add_argument("--given", action="append", default=[], metavar="NAME=QUANTITY", help="fix a value: tpot=10ms, bandwidth=4.8TB/s, batch=128 (a bare number is in the display unit)")
-    s.add_argument("--find", action="append", default=[], metavar="NAME", help="make NAME unknown (drops its default)")
+    _query_arguments(s, "")
     s.add_argument("--question", metavar="NAME", help="answer one of the model's questions")
-    s.add_argument("--gpu", help="catalog GPU id (chainc list)")
-    s.add_argument("--llm", help="catalog LLM id (chainc list)")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--explain", action="store_true", help="show each step: equation, rearranged form, numbers, result")
 
@@ -76,11 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("models", nargs="*", metavar="MODEL")
     s.add_argument("--format", action="append", default=[], metavar="FORMAT", help="json, xlsx, tex, pdf or py (repeat for several)")
     s.add_argument("--out", default=None, help="output folder (default: exports/ of the project)")
-    s.add_argument("--find", action="append", default=[], metavar="NAME", help="py: also compile this query as a function")
-    s.add_argument("--given", action="append", default=[], metavar="NAME=QUANTITY", help="py: the query's given variables")
+    _query_arguments(s, "py: also compile this query as a function; ")
     s.add_argument("--numpy", action="store_true", help="py: vectorised functions over NumPy arrays")
-    s.add_argument("--gpu", help="catalog GPU id for the built documents")
-    s.add_argument("--llm", help="catalog LLM id for the built documents")
 
     s = sub.add_parser(
         "plot", help="draw a model's sweep", description="Draw a model's sweep (as in its derivation sheet) to a PNG, SVG or PDF file.", epilog="example: chainc plot goodput -o goodput.png"
@@ -93,6 +87,14 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schema", help="print the model file's JSON Schema", description="Print the JSON Schema of model files, for editors.", epilog="example: chainc schema > model.schema.json")
     return p
+
+
+def _query_arguments(s: argparse.ArgumentParser, prefix: str) -> None:
+    """--given, --find, --gpu and --llm: a query, as solve and build take it."""
+    s.add_argument("--given", action="append", default=[], metavar="NAME=QUANTITY", help=prefix + "fix a value: tpot=10ms, bandwidth=4.8TB/s, batch=128 (a bare number is in the display unit)")
+    s.add_argument("--find", action="append", default=[], metavar="NAME", help=prefix + "make NAME unknown (drops its default)")
+    s.add_argument("--gpu", help="catalog GPU id (chainc list)")
+    s.add_argument("--llm", help="catalog LLM id (chainc list)")
 
 
 def main(argv: list[str] | None = None) -> int:
