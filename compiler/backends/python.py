@@ -10,8 +10,10 @@ standard library and holds:
 - `solve(*, gpu=..., llm=..., <inputs>)`: the forward direction, every argument and
   result in its display unit, returning the frozen dataclass `Solution` (tables as
   tuples of `<Table>Row` records);
-- one function per question (`max_batch(...)`), rounded as the question says,
-  raising `ChainError` (a `ValueError`) with the numbers when infeasible;
+- one function per question (`max_batch(...)`) that answers as `compiler.ask` does:
+  the boundary or the domain's edge, rounded as the question says (an `int` for
+  whole-number variables), raising `ChainError` (a `ValueError`) with ask's message
+  and hint when no value meets the condition or none is the largest (smallest);
 - with `--find X --given Y=Q`, that query as its own function, named
   `<finds>_from_<givens>` (`batch_from_tpot(tpot=10.0, *, ...)`, the given value as
   its default), returning the whole `Solution`.
@@ -539,7 +541,7 @@ class ModuleWriter:
                 scope.emit(f"{INDENT}if {tests}:")
                 scope.emit(f"{INDENT * 2}options.append(option)")
             scope.alloc.taken.add("option")
-            targets = ", ".join(pyn[n] for n in step.unknowns) + ("," if len(step.unknowns) == 1 else "")
+            targets = f"({pyn[step.unknowns[0]]},)" if len(step.unknowns) == 1 else ", ".join(pyn[n] for n in step.unknowns)
             scope.lines += bracket(f"{targets} = _pick", ["options", literal(", ".join(step.unknowns)), literal(where)], "", scope.indent)
             return
         # numeric: tear the block, search over the one tear variable
@@ -671,6 +673,25 @@ class ModuleWriter:
         kinds = [f"{k}: {k.upper()} catalog id, a key of {k.upper()}S (default {self.default_entry[k]})." for k in self.kinds(m)]
         return [line(n, False) for n in given] + kinds + [line(n, True) for n in inputs]
 
+    def require_inputs(self, scope: Scope, m: Model, inputs: list[str], numpy: bool) -> None:
+        """compiler.solve.require_in_domain on the inputs, before they are converted: whole numbers, in the domain."""
+        pyn = self.pynames[m.name]
+        pr = self.printer(scope.names, numpy)
+        helper = "_require_np" if numpy else "_require"
+        self.helpers.add(helper)
+        for n in inputs:
+            var = m.variables[n]
+            arg = f"np.asarray({pyn[n]}, dtype=float)" if numpy else pyn[n]
+            value, shown, what = scale(arg, var.factor, True), pyn[n], literal("given")
+            if var.default is not None and var.default.free_symbols:
+                default = pr.code(var.default, 2)
+                value = f"{default} if {pyn[n]} is None else {value}"
+                shown = f"{scale(pr.code(var.default, 7), var.factor, False)} if {pyn[n]} is None else {pyn[n]}"
+                what = f"{literal('default')} if {pyn[n]} is None else {literal('given')}"
+            about = f"({literal(n)}, {literal(var.unit)}, {var.domain.integer}, {literal(var.domain.describe(var))})"
+            dom = f"({self.domain_args(var)},)" if "," not in self.domain_args(var) else f"({self.domain_args(var)})"
+            scope.lines += bracket(helper, [value, shown, what, about, dom], "", scope.indent)
+
     def inputs_to_base(self, scope: Scope, m: Model, inputs: list[str], numpy: bool) -> None:
         pyn = self.pynames[m.name]
         pr = self.printer(scope.names, numpy)
@@ -753,9 +774,11 @@ class ModuleWriter:
         return lines
 
     def question_fn(self, fname: str, qname: str, numpy: bool) -> list[str]:
+        """A question as a function: compiler.solve.ask over floats (`_ask`, or `_ask_np` element-wise)."""
         m = self.model
         q = m.questions[qname]
         var = m.variables[q.find]
+        dom = var.domain
         pyn = self.pynames[m.name]
         defaults = frozenset(n for n, v in m.variables.items() if v.default is not None)
         inputs = [n for n in m.variables if n in defaults and n != q.find]
@@ -766,45 +789,69 @@ class ModuleWriter:
             b_core = self.core(m, frozenset(inputs), (boundary_eq,), numpy)
         except SolveError:
             b_core = None
+        # ask's edges: the declared bounds, else one step (positive) or 0 (nonnegative); its probe without a boundary
+        lo = dom.lo if dom.lo is not None else (q.step if q.step is not None and dom.kind == "positive" else sp.Integer(0) if dom.kind == "nonnegative" else None)
+        hi = dom.hi
+        probe = var.default if var.default is not None and var.default.is_number else var.factor
+        numeric = b_core is not None and any(s.method == "numeric" and q.find in s.unknowns for s in b_core.plan.steps)
+        # a whole-number answer: every value ask can return (steps, edges) is a whole number in the display unit
+        whole = lambda x: x is None or (x / var.factor).is_integer  # noqa: E731
+        as_int = not numpy and dom.integer and q.step is not None and whole(q.step) and whole(lo) and whole(hi)
         typ = "np.ndarray" if numpy else "float"
-        lines = bracket(f"def {fname}", self.signature_items(m, inputs, numpy), f" -> {typ}:", "")
+        lines = bracket(f"def {fname}", self.signature_items(m, inputs, numpy), f" -> {'int' if as_int else typ}:", "")
+        largest = "largest" if q.seek == "max" else "smallest"
         rounding = ""
         if q.step is not None:
             rounding = f", {'rounded down' if q.seek == 'max' else 'rounded up'} to a multiple of {display_default(q.step / var.factor)} {var.unit}".rstrip()
-        body = [f"{comment(q.ask)}.", "", f"The {'largest' if q.seek == 'max' else 'smallest'} {q.find} such that {comment(q.condition_text)}{rounding}.", ""]
+        body = [f"{comment(q.ask)}.", "", f"The {largest} {q.find} such that {comment(q.condition_text)}{rounding}, as compiler.ask finds it:"]
+        body += [
+            "the boundary (the condition as an equation) when the condition holds on its one side,",
+            f"else the domain's {'upper' if q.seek == 'max' else 'lower'} edge when the condition holds up to it.",
+            "",
+        ]
         body += ["Args:"] + [f"    {a}" for a in self.args_doc(m, inputs)]
-        body += ["", "Returns:", f"    {q.find} [{unit_text(var.unit)}]" + (": an array, element-wise." if numpy else ".")]
-        body += ["", "Raises:", f"    ChainError: no {q.find} meets the condition (the message quotes the numbers at the limit)" + ("; any element without an answer raises." if numpy else ".")]
+        ret = f"    {q.find} [{unit_text(var.unit)}]" + (": an array, element-wise." if numpy else ", a whole number." if as_int else ".")
+        body += ["", "Returns:", ret]
+        body += ["", "Raises:", f"    ChainError: no {q.find} meets the condition (the message quotes the numbers at the limit), or there is no {largest} one"]
+        body[-1] += "; any element without an answer raises." if numpy else "."
         lines += doc("\n".join(docstring_text(b) for b in body), INDENT)
         alloc = Names(LOCAL_RESERVED | set(v for k, v in pyn.items() if isinstance(k, str)) | set(v for k, v in pyn.items() if not isinstance(k, str)))
         scope = Scope(lines, INDENT, {v.sym: pyn[n] for n, v in m.variables.items()}, alloc)
         params = self.bind_params(scope, m, self.kinds(m))
+        self.require_inputs(scope, m, inputs, numpy)
         self.inputs_to_base(scope, m, inputs, numpy)
         ind = INDENT * 2
         idx = {n: i for i, n in enumerate(m.variables)}
-        # boundary
+        # nested functions' own names start with an underscore: no model name can (they are identifiers without one)
+        shape = ""
+        if numpy:
+            args_name, shape = alloc.take("inputs"), alloc.take("shape")
+            scope.lines += bracket(f"{args_name} = ", [pyn[n] for n in inputs], "", INDENT, "(", ")") if len(inputs) != 1 else [f"{INDENT}{args_name} = ({pyn[inputs[0]]},)"]
+            scope.emit(f"{shape} = np.broadcast_shapes(*(np.shape(_a) for _a in {args_name}))")
+        # the boundary: the condition as an equation, solved for q.find (none when the solver cannot plan it)
+        if b_core is not None:
+            scope.emit()
+            if numpy:
+                scope.emit(f"def _boundary(_i: tuple | None = None) -> {typ}:")
+                scope.emit(f"{INDENT}_a = {args_name} if _i is None else tuple(np.broadcast_to(_x, {shape})[_i] for _x in {args_name})")
+                scope.lines += bracket(f"return {b_core.name}", [*params, "*_a"], f"[{idx[q.find]}]", ind)
+            else:
+                scope.emit(f"def _boundary() -> {typ}:")
+                scope.lines += bracket(f"return {b_core.name}", params + [pyn[n] for n in b_core.known], f"[{idx[q.find]}]", ind)
         scope.emit()
-        scope.emit(f"def _boundary() -> {typ}:")
-        if b_core is None:
-            self.helpers.add("ChainError")
-            scope.emit(f"{INDENT}raise ChainError({literal('no boundary')})")
-        else:
-            call = bracket(f"return {b_core.name}", params + [pyn[n] for n in b_core.known], f"[{idx[q.find]}]", ind)
-            scope.lines += call
-        scope.emit()
-        scope.emit(f"def _at(x: {typ}) -> tuple:")
-        at_args = params + [("x" if n == q.find else pyn[n]) for n in at_core.known]
+        scope.emit(f"def _at(_x: {typ}) -> tuple:")
+        at_args = params + [("_x" if n == q.find else pyn[n]) for n in at_core.known]
         scope.lines += bracket(f"return {at_core.name}", at_args, "", ind)
         # the condition over values at x
-        vnames = {v.sym: f"v[{idx[n]}]" for n, v in m.variables.items()}
+        vnames = {v.sym: f"_v[{idx[n]}]" for n, v in m.variables.items()}
         for p in m.params.values():
             vnames[p.sym] = scope.names[p.sym]
         pr = self.printer(vnames, numpy)
         scope.emit()
-        scope.emit(f"def _feasible(x: {typ}) -> {'np.ndarray' if numpy else 'bool'}:")
-        scope.emit(f"{INDENT}v = _at(x)")
+        scope.emit(f"def _feasible(_x: {typ}) -> {'np.ndarray' if numpy else 'bool'}:")
+        scope.emit(f"{INDENT}_v = _at(_x)")
         scope.emit(f"{INDENT}return {pr.code(q.condition)}")
-        # messages
+        # messages: compiler.solve's _infeasible and _unbounded, message then hint
         rel = type(q.condition).__name__
         negated = {"StrictLessThan": ">=", "LessThan": ">", "StrictGreaterThan": "<=", "GreaterThan": "<"}[rel]
         sides = []
@@ -812,7 +859,7 @@ class ModuleWriter:
             names = [n for n, v in m.variables.items() if v.sym == side]
             if names:
                 n = names[0]
-                sides.append((n, scale(f"v[{idx[n]}]", m.variables[n].factor, False), m.variables[n].unit))
+                sides.append((n, scale(f"_v[{idx[n]}]", m.variables[n].factor, False), m.variables[n].unit))
             else:
                 sides.append(("", pr.code(side), ""))
         self.helpers.update({"_side", "ChainError"})
@@ -820,50 +867,50 @@ class ModuleWriter:
         if self.kinds(m):
             self.helpers.add("_on")
             on = "_on(" + ", ".join(f"({literal(k)}, {k})" for k in self.kinds(m)) + ")"
-        head = f"question {q.name}: no {q.find} meets {clean_text(q.condition_text)}: at "
-        tail_hint = f"; {q.find} cannot go lower"
+        cond = clean_text(q.condition_text)
+        head = f"question {q.name}: no {q.find} meets {cond}: at "
+        hint = f"; no {q.find} in its domain ({dom.describe(var)}) meets the condition"
         end = "; change another input or the target"
-        largest = "largest" if q.seek == "max" else "smallest"
-        other = "min" if q.seek == "max" else "max"
-        wrong_head = f"question {q.name}: there is no {largest} {q.find}; {clean_text(q.condition_text)} holds on the other side of {q.find} = "
         scope.emit()
         if numpy:
             self.helpers.add("_first")
-            scope.emit(f"def _infeasible(x: {typ}, ok: np.ndarray) -> ChainError:")
-            pick = lambda text: f"_first({text}, ok)"  # noqa: E731
+            scope.emit(f"def _infeasible(_x: {typ}, _ok: np.ndarray) -> ChainError:")
+            pick = lambda text: f"_first({text}, _ok)"  # noqa: E731
         else:
-            scope.emit(f"def _infeasible(x: {typ}) -> ChainError:")
+            scope.emit(f"def _infeasible(_x: {typ}) -> ChainError:")
             pick = lambda text: text  # noqa: E731
-        scope.emit(f"{INDENT}v = _at(x)")
-        scope.emit(f"{INDENT}head = {literal(head)}")
-        scope.emit(f"{INDENT}at = _side({literal(q.find)}, {pick(scale('x', var.factor, False))}, {literal(var.unit)})")
-        scope.emit(f"{INDENT}lhs = _side({literal(sides[0][0])}, {pick(sides[0][1])}, {literal(sides[0][2])})")
-        scope.emit(f"{INDENT}rhs = _side({literal(sides[1][0])}, {pick(sides[1][1])}, {literal(sides[1][2])})")
-        msg = f'head + at + ", " + lhs + {literal(" " + negated + " ")} + rhs + {literal(tail_hint)}'
-        msg += f" + {on}" if on else ""
-        msg += f" + {literal(end)}"
-        scope.emit(f"{INDENT}return ChainError({msg})")
+        scope.emit(f"{INDENT}_v = _at(_x)")
+        scope.emit(f"{INDENT}_head = {literal(head)}")
+        scope.emit(f"{INDENT}_shown = _side({literal(q.find)}, {pick(scale('_x', var.factor, False))}, {literal(var.unit)})")
+        scope.emit(f"{INDENT}_lhs = _side({literal(sides[0][0])}, {pick(sides[0][1])}, {literal(sides[0][2])})")
+        scope.emit(f"{INDENT}_rhs = _side({literal(sides[1][0])}, {pick(sides[1][1])}, {literal(sides[1][2])})")
+        scope.emit(f"{INDENT}_hint = {literal(hint)}")
+        scope.emit(f"{INDENT}_end = {on + ' + ' if on else ''}{literal(end)}")
+        scope.emit(f'{INDENT}return ChainError(_head + _shown + ", " + _lhs + {literal(" " + negated + " ")} + _rhs + _hint + _end)')
         scope.emit()
-        if numpy:
-            scope.emit(f"def _wrong_side(b: {typ}, ok: np.ndarray) -> ChainError:")
-            b_text = f"_first({scale('b', var.factor, False)}, ok)"
-        else:
-            scope.emit(f"def _wrong_side(b: {typ}) -> ChainError:")
-            b_text = scale("b", var.factor, False)
-        scope.emit(f"{INDENT}head = {literal(wrong_head)}")
-        scope.emit(f'{INDENT}at = _side("", {b_text}, {literal(var.unit)})')
-        scope.emit(f"{INDENT}return ChainError(head + at + {literal(f'; did you mean seek: {other}?')})")
+        other = "min" if q.seek == "max" else "max"
+        unbounded = f"question {q.name}: there is no {largest} {q.find}; {cond} holds for "
+        bound_hint = f"; bound {q.find} with {q.seek}: in its declaration, or did you mean seek: {other}?"
+        scope.emit("def _unbounded(_where: str, _b: float | None) -> ChainError:")
+        scope.emit(f"{INDENT}_shown = {literal('')} if _b is None else {literal(' ')} + _side({literal(q.find)}, {scale('_b', var.factor, False)}, {literal(var.unit)})")
+        scope.emit(f"{INDENT}_head = {literal(unbounded)}")
+        scope.emit(f"{INDENT}_hint = {literal(bound_hint)}")
+        scope.emit(f"{INDENT}return ChainError(_head + _where + _shown + _hint)")
         scope.emit()
-        # probe for the no-boundary case, as ask() picks it
-        lo_edge = var.domain.lo if var.domain.lo is not None else (q.step if q.step is not None and var.domain.kind != "real" else None)
-        probe = lo_edge if (q.seek == "max" and lo_edge is not None) else (var.domain.hi if var.domain.hi is not None else None)
-        probe = probe if probe is not None else var.factor
         step = f"({', '.join(str(x) for x in rational_pair(q.step))})" if q.step is not None else "None"
+        edge = lambda x: "None" if x is None else number(x)  # noqa: E731
         helper = "_ask_np" if numpy else "_ask"
         self.helpers.add(helper)
-        dom = f"({self.domain_args(var)},)" if "," not in self.domain_args(var) else f"({self.domain_args(var)})"
-        scope.emit(f"value = {helper}(_boundary, _feasible, _infeasible, _wrong_side, {literal(q.seek)}, {step}, {dom}, {ExprPrinter({}).code(probe)})")
-        scope.emit(f"return {scale('value', var.factor, False)}")
+        dom_args = f"({self.domain_args(var)},)" if "," not in self.domain_args(var) else f"({self.domain_args(var)})"
+        strict = rel.startswith("Strict")
+        boundary = "_boundary" if b_core is not None else "None"
+        call = [boundary, "_feasible", "_infeasible", "_unbounded", literal(q.seek), step, dom_args, f"({edge(lo)}, {edge(hi)})", number(probe), str(numeric), str(strict)]
+        if numpy:
+            call.append(shape)
+        value = alloc.take("value")
+        scope.lines += bracket(f"{value} = {helper}", call, "", INDENT)
+        shown = scale(value, var.factor, False)
+        scope.emit(f"return round({shown})" if as_int else f"return {shown}")
         return lines
 
     # --- the module ----------------------------------------------------------------------------

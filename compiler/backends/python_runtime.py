@@ -2,7 +2,10 @@
 
 Each entry is source text in the generated module's own style, written so that it
 passes `ruff check` and `ruff format` unchanged. `_bracket_root` is compiler/rootfind.py
-itself (its source, copied); `_ask` mirrors compiler/solve.py's `ask` step for step, on floats.
+itself (its source, copied); `_ask` mirrors compiler/solve.py's `ask` step for step, on floats
+(`_ask_np` element by element), where ask's exact arithmetic decides: at a closed-form
+boundary the condition holds unless it is strict, and a boundary within rounding error
+of a step or a domain edge is on it.
 """
 
 from __future__ import annotations
@@ -148,8 +151,21 @@ def _root_1d(f, start: float | None, factor: float, kind: str, lo: float | None,
 _helper("_side")('''
 def _side(name: str, value: float, unit: str) -> str:
     """One side of a question's condition, for messages."""
-    number = f"{float(value):.6g}"
+    number = f"{float(value) + 0.0:.6g}"  # no "-0"
     return f"{name} = {number} {unit}".strip() if name else number
+''')
+
+_helper("_require", ("ChainError", "_admits", "_side"))('''
+def _require(value: float, shown: float, what: str, var: tuple[str, str, bool, str], domain: tuple) -> None:
+    """compiler.solve.require_in_domain: an input (base units; `shown` in its display unit) must be whole where declared so, and in its domain."""
+    name, unit, integer, text = var
+    if integer and value % 1 != 0:
+        problem = "is not a whole number"
+    elif not _admits(value, *domain):
+        problem = f"is outside its domain ({text})"
+    else:
+        return
+    raise ChainError(f"{what} {_side(name, shown, unit)} {problem}; {name} is declared {text}")
 ''')
 
 _helper("_on")('''
@@ -160,29 +176,72 @@ def _on(*entries: tuple[str, str]) -> str:
 ''')
 
 _helper("_ask", ("_admits",), math=True)('''
-def _ask(boundary, feasible, infeasible, wrong_side, seek: str, step: tuple[int, int] | None, domain: tuple, probe: float) -> float:
-    """compiler.ask: solve the boundary, probe both sides, round on the safe side (base units)."""
-    sign = 1 if seek == "max" else -1
+def _ask(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, int] | None, domain: tuple, edges: tuple, probe: float, numeric: bool, strict: bool) -> float:
+    """compiler.ask on floats, base units: the boundary or the domain's edge, rounded to the step on the safe side.
+
+    `edges` are ask's lo and hi (None: open); `probe` is where to test when there is no
+    boundary and no edge. ask is exact: at a closed-form boundary (`numeric` false) the
+    condition's two sides are equal, so it holds there unless `strict`, and a boundary
+    within rounding error of a step or an edge is on it. A numeric boundary is a float
+    in ask too: it is rounded exactly.
+    """
+    lo, hi = edges
+    want_max = seek == "max"
+    edge = hi if want_max else lo
     try:
-        b = boundary()
-    except (ArithmeticError, ValueError):
-        raise infeasible(probe) from None
-    delta = max(abs(b) * 1e-6, step[0] / step[1] / 2 if step else 0)
-    inside = feasible(b - sign * delta)
-    outside = feasible(b + sign * delta)
-    if outside and not inside:
-        raise wrong_side(b)
-    if not inside:
-        raise infeasible(b - sign * delta)
-    value = b
-    if step:
+        b = boundary() if boundary is not None else math.nan
+        b = float(b.real if isinstance(b, complex) else b)
+    except (ArithmeticError, ValueError, TypeError):  # the solver finds no admissible boundary
+        b = math.nan
+    on_b = False  # value is the closed-form boundary
+    if not math.isfinite(b):  # no boundary: test one point, then the answer is an edge or nothing
+        x = lo if lo is not None else hi if hi is not None else probe
+        if not feasible(x):
+            raise infeasible(x)
+        if edge is None:
+            raise unbounded("every value", None)
+        value = edge
+    else:
+        delta = max(abs(b) * 1e-6, step[0] / step[1] / 2 if step else 0)
+        below, above = feasible(b - delta), feasible(b + delta)
+        if not below and not above:
+            raise infeasible(b - delta if want_max else b + delta)
+        if below and above:
+            if edge is None:
+                raise unbounded("values on both sides of", b)
+            value = edge
+        elif below if want_max else above:  # the condition holds on the answer's side: the boundary
+            value, on_b = b, not numeric
+        elif edge is None:
+            raise unbounded("every value above" if want_max else "every value below", b)
+        else:
+            value = edge
+    tol = 1e-12 if on_b else 0.0
+    ends = [e for e in (lo, hi) if e is not None and abs(value - e) <= tol * abs(e)]
+    if ends:
+        value = ends[0]
+    elif step:
         p, q = step
-        k = math.floor(b * q / p) if seek == "max" else math.ceil(b * q / p)
-        value = k * p / q
-        if not feasible(value):
-            value -= sign * p / q
-    if not _admits(value, *domain):
-        raise infeasible(step[0] / step[1] if step else b)
+        if numeric:  # floor (or ceiling) of the float itself, exactly
+            num, den = value.as_integer_ratio()
+            n = (num * q) // (den * p) if want_max else -((-num * q) // (den * p))
+        else:
+            k = value * q / p
+            n = round(k)
+            on_b = on_b and abs(k - n) <= 1e-12 * max(1.0, abs(k))
+            if not on_b:
+                n = math.floor(k) if want_max else math.ceil(k)
+        value = n * p / q
+        if not (not strict if on_b else feasible(value)):  # a strict condition: one step back
+            n += -1 if want_max else 1
+            value, on_b = n * p / q, False
+    if not step and numeric and _admits(value, *domain) and not feasible(value):
+        # a numeric boundary can land a hair on the wrong side: step inward by the search's tolerance
+        nudged = value * (1 + (-1 if want_max else 1) * 1e-12 * (1 if value > 0 else -1))
+        if feasible(nudged):
+            value = nudged
+    if not _admits(value, *domain) or not (not strict if on_b else feasible(value)):
+        raise infeasible(lo if lo is not None and want_max else value)
     return value
 ''')
 
@@ -211,30 +270,115 @@ def _admits_np(x, kind: str, lo: float | None = None, hi: float | None = None):
     return ok
 ''')
 
+_helper("_require_np", ("ChainError", "_admits_np", "_side"), numpy=True)('''
+def _require_np(value, shown, what: str, var: tuple[str, str, bool, str], domain: tuple) -> None:
+    """_require element-wise: the first element that is not whole (where declared so) or outside the domain raises."""
+    name, unit, integer, text = var
+    value = np.asarray(value, dtype=float)
+    whole = value % 1 == 0 if integer else np.ones(value.shape, dtype=bool)
+    ok = whole & _admits_np(value, *domain)
+    if np.all(ok):
+        return
+    first = int(np.argmax(~ok.ravel()))
+    problem = f"is outside its domain ({text})" if whole.flat[first] else "is not a whole number"
+    shown = float(np.broadcast_to(np.asarray(shown, dtype=float), ok.shape).flat[first])
+    raise ChainError(f"{what} {_side(name, shown, unit)} {problem}; {name} is declared {text}")
+''')
+
 _helper("_ask_np", ("_admits_np",), numpy=True)('''
-def _ask_np(boundary, feasible, infeasible, wrong_side, seek: str, step: tuple[int, int] | None, domain: tuple, probe: float):
-    """compiler.ask element-wise: any element without an answer raises, naming the first one."""
-    sign = 1 if seek == "max" else -1
+def _ask_np(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, int] | None, domain: tuple, edges: tuple, probe: float, numeric: bool, strict: bool, shape: tuple) -> np.ndarray:
+    """compiler.ask element-wise, as _ask: every element takes the path ask takes for it.
+
+    Each call of `feasible` tests, per element, a point ask tests or one already tested;
+    `boundary(i)` is element i's boundary, tried one by one when the whole array fails.
+    Any element without an answer raises, naming the first one.
+    """
+    lo, hi = edges
+    want_max = seek == "max"
+    edge = hi if want_max else lo
+    start = lo if lo is not None else hi if hi is not None else probe
+
+    def test(x) -> np.ndarray:
+        return np.broadcast_to(np.asarray(feasible(x), dtype=bool), shape)
+
     try:
-        b = np.asarray(boundary(), dtype=float)
-    except (ArithmeticError, ValueError):
-        raise infeasible(np.asarray(float(probe)), np.asarray(False)) from None
-    delta = np.maximum(np.abs(b) * 1e-6, step[0] / step[1] / 2 if step else 0)
-    inside = feasible(b - sign * delta)
-    outside = feasible(b + sign * delta)
-    if np.any(outside & ~inside):
-        raise wrong_side(b, ~(outside & ~inside))
-    if not np.all(inside):
-        raise infeasible(b - sign * delta, inside)
-    value = b
+        b = np.broadcast_to(np.asarray(boundary() if boundary is not None else np.nan, dtype=float), shape).copy()
+    except (ArithmeticError, ValueError, TypeError):  # some element has no admissible boundary: solve them one by one
+        b = np.full(shape, np.nan)
+        for i in np.ndindex(shape):
+            try:
+                b[i] = float(np.real(boundary(i)))
+            except (ArithmeticError, ValueError, TypeError):
+                pass
+    has = np.isfinite(b)
+    b = np.where(has, b, 0.0)
+    delta = np.maximum(np.abs(b) * 1e-6, step[0] / step[1] / 2 if step else 0.0)
+    safe = np.where(has, b - delta, start)  # tested for every element
+    below = test(safe)
+    above = test(np.where(has, b + delta, start))
+    code = np.zeros(shape, dtype=int)  # 0: an answer; 1: infeasible at `at`; 2-4: unbounded
+    at = np.full(shape, np.nan)
+    value = np.full(shape, np.nan)
+    fail = ~has & ~below
+    code[fail] = 1
+    at[fail] = start
+    fail = has & ~below & ~above
+    code[fail] = 1
+    at[fail] = (b - delta if want_max else b + delta)[fail]
+    one = has & (below != above)
+    take = one & (below if want_max else above)
+    to_edge = (~has & below) | (has & below & above) | (one & ~take)
+    if edge is None:
+        code[~has & below] = 2
+        code[has & below & above] = 3
+        code[one & ~take] = 4
+    else:
+        value[to_edge] = edge
+    value[take] = b[take]
+    on_b = take & (not numeric)  # the closed-form boundary: the condition holds there unless strict
+    live = code == 0
+    for e in (lo, hi):
+        if e is not None:
+            hit = live & (np.abs(value - e) <= np.where(on_b, 1e-12, 0.0) * abs(e))
+            value = np.where(hit, e, value)
+            live &= ~hit
     if step:
         p, q = step
-        k = np.floor(b * q / p) if seek == "max" else np.ceil(b * q / p)
-        value = k * p / q
-        value = np.where(feasible(value), value, value - sign * p / q)
-    ok = _admits_np(value, *domain)
-    if not np.all(ok):
-        raise infeasible(np.where(ok, value, step[0] / step[1] if step else b), ok)
+        if numeric:  # floor (or ceiling) of the float itself, exactly
+            n = np.zeros(shape)
+            for i in np.ndindex(shape):
+                if live[i]:
+                    num, den = float(value[i]).as_integer_ratio()
+                    n[i] = (num * q) // (den * p) if want_max else -((-num * q) // (den * p))
+        else:
+            k = np.where(live, value, 0.0) * q / p
+            n = np.round(k)
+            on_b = np.where(live, on_b & (np.abs(k - n) <= 1e-12 * np.maximum(1.0, np.abs(k))), on_b)
+            n = np.where(on_b, n, np.floor(k) if want_max else np.ceil(k))
+        back = live & ~np.where(on_b, not strict, test(np.where(live & ~on_b, n * p / q, safe)))
+        n = np.where(back, n - 1 if want_max else n + 1, n)
+        value = np.where(live, n * p / q, value)
+        on_b &= ~back
+    if not step and numeric:
+        live = (code == 0) & _admits_np(value, *domain)
+        live &= ~test(np.where(live, value, safe))
+        if np.any(live):
+            nudged = value * (1 + (-1 if want_max else 1) * 1e-12 * np.where(value > 0, 1, -1))
+            value = np.where(live & test(np.where(live, nudged, safe)), nudged, value)
+    live = (code == 0) & _admits_np(value, *domain)
+    holds = np.where(on_b, not strict, test(np.where(live & ~on_b, value, safe)))
+    fail = (code == 0) & ~(live & holds)
+    code[fail] = 1
+    at[fail] = lo if lo is not None and want_max else value[fail]
+    if np.any(code):
+        first = int(np.argmax(code.ravel() != 0))
+        kind = int(code.flat[first])
+        ok = np.ones(shape, dtype=bool)
+        ok.flat[first] = False
+        if kind == 1:
+            raise infeasible(np.where(ok, safe, at), ok)
+        where = ("every value", "values on both sides of", "every value above" if want_max else "every value below")[kind - 2]
+        raise unbounded(where, None if kind == 2 else float(b.flat[first]))
     return value
 ''')
 
