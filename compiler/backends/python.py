@@ -274,16 +274,18 @@ class ModuleWriter:
     def kinds(self, m: Model) -> list[str]:
         return [k for k in ("gpu", "llm") if getattr(m, k)]
 
+    def first_time(self, name: str) -> bool:
+        """True the first time a private function `name` is asked for: each is emitted once."""
+        if name in self._made:
+            return False
+        self._made.add(name)
+        return True
+
     def params_fn(self, m: Model) -> str:
         """`_params_<m>(gpu, llm)`: every parameter of m in base units, in m.params order."""
         name = f"_params_{self.mid[m.name]}"
-        if any(name in "".join(b[:1]) for b in self.private):
+        if not self.first_time(name):
             return name
-        if getattr(self, "_made", None) is None:
-            self._made = set()
-        if name in self._made:
-            return name
-        self._made.add(name)
         kinds = self.kinds(m)
         lines = bracket(f"def {name}", [f"{k}: str" for k in kinds], " -> tuple[float, ...]:", "")
         lines += doc(f"The parameters of {self.mid[m.name]} in base units: {', '.join(literal(p)[1:-1] for p in m.params) or 'none'}.", INDENT)
@@ -319,11 +321,8 @@ class ModuleWriter:
     def base_fn(self, m: Model) -> str:
         """`_base_<m>(gpu=None, llm=None)`: an imported model solved at its defaults, base units, m.variables order."""
         name = f"_base_{self.mid[m.name]}"
-        if getattr(self, "_made", None) is None:
-            self._made = set()
-        if name in self._made:
+        if not self.first_time(name):
             return name
-        self._made.add(name)
         kinds = self.kinds(m)
         lines = bracket(f"def {name}", [f"{k}: str | None = None" for k in kinds], " -> tuple:", "")
         lines += doc(f"{self.mid[m.name]} solved at its defaults (imported by another chain); base units, every variable in model order.", INDENT)
@@ -736,9 +735,8 @@ class ModuleWriter:
     def display_fn(self, m: Model, t) -> str:
         """`_display_<m>_<t>(rows)`: a table's base-unit rows as records in display units."""
         name = f"_display_{self.mid[m.name]}_{self.pynames[m.name][('table', t.name)]}"
-        if name in self._made:
+        if not self.first_time(name):
             return name
-        self._made.add(name)
         cls = self.row_class[t.name]
         lines = [f"def {name}(rows: tuple[tuple[float, ...], ...]) -> tuple[{cls}, ...]:"]
         lines += doc(f"Table {comment(t.name)}: base-unit rows as {cls} records in display units.", INDENT)
