@@ -18,6 +18,8 @@ from compiler.backends import BuildOptions
 from compiler.backends.python import build, module_name
 from compiler.errors import ChaincError
 
+from .tools import assert_ruff_clean
+
 REL = 1e-9
 # catalog choices to compare on, besides each model's defaults
 GPUS = ("h200", "a100-sxm-80gb")
@@ -282,25 +284,9 @@ def test_only_the_standard_library(built):
             assert set(roots) <= allowed, (p.name, roots)
 
 
-def ruff() -> list[str]:
-    beside = Path(sys.executable).with_name("ruff")
-    if beside.exists():
-        return [str(beside)]
-    if shutil.which("ruff"):
-        return [shutil.which("ruff")]
-    if importlib.util.find_spec("ruff") is not None:
-        return [sys.executable, "-m", "ruff"]
-    pytest.skip("ruff is not installed")
-
-
 def test_ruff_check_and_format(built):
     out, paths = built
-    cmd = ruff()
-    files = [str(p) for p in paths]
-    check = subprocess.run([*cmd, "check", "--isolated", "--select", "E,F,W,I,B,UP", "--ignore", "E501,B905", "--target-version", "py311", *files], capture_output=True, text=True)
-    assert check.returncode == 0, check.stdout + check.stderr
-    fmt = subprocess.run([*cmd, "format", "--isolated", "--line-length", "200", "--check", "--diff", *files], capture_output=True, text=True)
-    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+    assert_ruff_clean(paths)
 
 
 def test_deterministic(project, tmp_path):
@@ -347,12 +333,7 @@ def test_query_modules_lint_clean(project, tmp_path):
     paths = []
     for name, given, find in (("long-prompt", {"prefill_time": "3 s"}, ("prompt_tokens",)), ("hol-blocking", {"fcfs_mean_ttft": "2 s"}, ("mfu",)), ("goodput", {"tpot": "10ms"}, ("batch",))):
         paths += build(project, [project.model(name)], "py", BuildOptions(tmp_path / name, find=find, given=given, numpy=True))
-    cmd = ruff()
-    files = [str(p) for p in paths]
-    check = subprocess.run([*cmd, "check", "--isolated", "--select", "E,F,W,I,B,UP", "--ignore", "E501,B905", "--target-version", "py311", *files], capture_output=True, text=True)
-    assert check.returncode == 0, check.stdout + check.stderr
-    fmt = subprocess.run([*cmd, "format", "--isolated", "--line-length", "200", "--check", "--diff", *files], capture_output=True, text=True)
-    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+    assert_ruff_clean(paths)
 
 
 HOSTILE = r"""
@@ -409,6 +390,4 @@ def test_model_text_cannot_break_out(project, tmp_path):
     for n, field in (("float", "float_"), ("match", "match"), ("len", "len_"), ("type", "type")):
         assert close(getattr(s, field), expected.display(n)), n
     assert close(mod.max_float(), ask(model, "max_float", project=p).value)
-    cmd = ruff()
-    check = subprocess.run([*cmd, "check", "--isolated", "--select", "E,F,W,I,B,UP", "--ignore", "E501,B905", "--target-version", "py311", str(path)], capture_output=True, text=True)
-    assert check.returncode == 0, check.stdout + check.stderr
+    assert_ruff_clean([path])

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,8 @@ from compiler.backends import BuildOptions
 from compiler.backends.python import build
 from compiler.errors import ChaincError
 
-from .test_python_backend import load, ruff
+from .test_python_backend import load
+from .tools import assert_ruff_clean
 
 ROOT = Path(__file__).resolve().parent.parent
 REL = 1e-9
@@ -381,9 +381,4 @@ def test_infeasible_message_names_the_hardware(generated):
 
 def test_generated_question_modules_lint_clean(generated):
     _, _, paths = generated
-    cmd = ruff()
-    files = [str(p) for p in paths]
-    check = subprocess.run([*cmd, "check", "--isolated", "--select", "E,F,W,I,B,UP", "--ignore", "E501,B905", "--target-version", "py311", *files], capture_output=True, text=True)
-    assert check.returncode == 0, check.stdout + check.stderr
-    fmt = subprocess.run([*cmd, "format", "--isolated", "--line-length", "200", "--check", "--diff", *files], capture_output=True, text=True)
-    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+    assert_ruff_clean(paths)
