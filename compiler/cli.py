@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from . import __version__
+from .backends.json_report import solution_json
 from .checks import run_checks
 from .errors import ArgumentError, ChaincError
 from .format import fmt
@@ -182,27 +183,6 @@ def cmd_solve(args, project: Project, out: Console) -> int:
         return 0
     _print_solution(out, solution, answer, args.explain)
     return 0
-
-
-def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
-    m = solution.model
-    data = {
-        "model": m.name,
-        "gpu": solution.gpu.id if solution.gpu else None,
-        "llm": solution.llm.id if solution.llm else None,
-        "values": {n: {"value": solution.display(n), "unit": v.unit} for n, v in m.variables.items()},
-        "numeric": sorted(solution.numeric),
-        "tables": {
-            name: [{c: float(t.columns[[x.name for x in t.columns].index(c)].to_display(v)) for c, v in row.items()} for row in rows]
-            for name, rows in solution.tables.items()
-            for t in [m.tables[name]]
-        },
-    }
-    if answer is not None:
-        var = m.variables[answer.question.find]
-        data["question"] = answer.question.name
-        data["answer"] = {"name": var.name, "value": float(var.to_display(answer.value)), "unit": var.unit, "boundary": float(var.to_display(answer.boundary))}
-    return data
 
 
 def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: bool) -> None:

@@ -1,4 +1,4 @@
-"""JSON reports: each model's solution, question answers and checks, as `<model>.json`."""
+"""JSON: a solution as `chainc solve --json` prints it, and reports (`<model>.json`) with answers and checks."""
 
 from __future__ import annotations
 
@@ -8,13 +8,29 @@ from pathlib import Path
 from ..checks import run_checks
 from ..errors import CheckFailed
 from ..ir import Model
-from ..solve import ask, solve
+from ..solve import Answer, Solution, ask, solve
 from . import BuildOptions, write_atomic
 
 
-def report(project, model: Model, gpu: str | None = None, llm: str | None = None) -> dict:
-    from ..cli import solution_json
+def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
+    """Every variable in its display unit, tables, and a question's answer: what `solve --json` prints."""
+    m = solution.model
+    data = {
+        "model": m.name,
+        "gpu": solution.gpu.id if solution.gpu else None,
+        "llm": solution.llm.id if solution.llm else None,
+        "values": {n: {"value": solution.display(n), "unit": v.unit} for n, v in m.variables.items()},
+        "numeric": sorted(solution.numeric),
+        "tables": {name: [{c.name: float(c.to_display(row[c.name])) for c in m.tables[name].columns} for row in rows] for name, rows in solution.tables.items()},
+    }
+    if answer is not None:
+        var = m.variables[answer.question.find]
+        data["question"] = answer.question.name
+        data["answer"] = {"name": var.name, "value": float(var.to_display(answer.value)), "unit": var.unit, "boundary": float(var.to_display(answer.boundary))}
+    return data
 
+
+def report(project, model: Model, gpu: str | None = None, llm: str | None = None) -> dict:
     gpu, llm = (gpu if model.gpu else None), (llm if model.llm else None)
     data = solution_json(solve(model, gpu=gpu, llm=llm, project=project))
     data["title"] = model.title
