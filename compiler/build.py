@@ -11,14 +11,14 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from .backends import FORMATS, BuildOptions, Unavailable, available_formats, backend
+from .backends import FORMATS, BuildOptions, Unavailable, backend
 from .errors import ArgumentError
 from .project import Project
 
 
 def build(project: Project, names: list[str], formats: list[str] | None, options: BuildOptions, notify=print) -> list[Path]:
     explicit = bool(formats)
-    formats = formats or available_formats()
+    formats = formats or list(FORMATS)
     for fmt in formats:
         if fmt not in FORMATS:
             raise ArgumentError(f"unknown format '{fmt}'", None, f"formats: {', '.join(FORMATS)}")
@@ -39,8 +39,6 @@ def build(project: Project, names: list[str], formats: list[str] | None, options
                 if explicit:
                     raise
                 notify(f"skipped {fmt}: {e.message}" + (f" ({e.hint})" if e.hint else ""))
-            except ModuleNotFoundError as e:
-                raise ArgumentError(f"format '{fmt}' is not available in this version", None, str(e)) from None
         written = []
         for path in made:
             target = out / Path(path).relative_to(staging)

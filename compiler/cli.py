@@ -15,7 +15,6 @@ from .backends.json_report import solution_json
 from .checks import run_checks
 from .errors import ArgumentError, ChaincError
 from .format import fmt
-from .ir import Model
 from .project import Project
 from .schema import MODEL_SCHEMA
 from .solve import Answer, Solution, ask, solve
@@ -157,7 +156,7 @@ def cmd_check(args, project: Project, out: Console) -> int:
 # --- solve -------------------------------------------------------------------------------------
 
 
-def _givens(model: Model | None, items: list[str]) -> dict[str, str]:
+def _givens(items: list[str]) -> dict[str, str]:
     given = {}
     for item in items:
         if "=" not in item:
@@ -169,7 +168,7 @@ def _givens(model: Model | None, items: list[str]) -> dict[str, str]:
 
 def cmd_solve(args, project: Project, out: Console) -> int:
     model = project.model(args.model)
-    given = _givens(model, args.given)
+    given = _givens(args.given)
     answer = None
     if args.question:
         if args.find:
@@ -242,7 +241,7 @@ def cmd_build(args, project: Project, out: Console) -> int:
     names = args.models or project.model_names()
     outdir = Path(args.out) if args.out else project.root / "exports"
     formats = [f.strip() for item in args.format for f in item.split(",") if f.strip()]
-    options = BuildOptions(outdir, tuple(args.find), _givens(None, args.given), args.numpy, args.gpu, args.llm)
+    options = BuildOptions(outdir, tuple(args.find), _givens(args.given), args.numpy, args.gpu, args.llm)
     written = build(project, names, formats, options, notify=lambda msg: out.print(msg, markup=False))
     for path in written:
         out.print(f"wrote {path}", markup=False)

@@ -116,9 +116,7 @@ def exact(value: sp.Expr) -> sp.Expr:
         return value
     if value.is_number:
         v = value.evalf(DPS)
-        if v.is_real is False or (v.is_number and not v.is_real and v.as_real_imag()[1] != 0):
-            return v
-        return sp.Float(v, DPS) if v.is_Float or v.is_Number else v
+        return sp.Float(v, DPS) if v.is_Number and v.is_real else v  # complex or infinite values stay as they are
     return value
 
 

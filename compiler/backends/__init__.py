@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import ChaincError
 
-# format -> module that builds it, in the order a plain `chainc build` runs them
+# format -> module that builds it, in the order a plain `chainc build` runs them (all of them)
 FORMATS = {
     "json": "compiler.backends.json_report",
     "xlsx": "compiler.backends.excel",
@@ -38,19 +38,6 @@ class BuildOptions:
     numpy: bool = False
     gpu: str | None = None
     llm: str | None = None
-
-
-def available_formats() -> list[str]:
-    """Formats whose backend module exists in this version."""
-    out = []
-    for fmt, module in FORMATS.items():
-        try:
-            importlib.util.find_spec(module)
-        except ModuleNotFoundError:
-            continue
-        if importlib.util.find_spec(module) is not None:
-            out.append(fmt)
-    return out
 
 
 def backend(fmt: str):
