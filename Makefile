@@ -1,36 +1,51 @@
-# chainc: `make build` and `make test` set themselves up on a fresh machine.
+# chainc: `make build` and `make test` set themselves up on a fresh machine (Python 3.11+).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+HASH   := $(shell cat pyproject.toml setup.py | cksum | cut -d' ' -f1)
+BASE   := $(VENV)/.base-$(HASH)
+TOOLS  := $(VENV)/.test-$(HASH)
+# The requirements of pyproject.toml (plus an extra's): installed first, with pip's progress shown.
+REQS    = $(BIN)/python -c 'import sys, tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(p["dependencies"] + [r for x in sys.argv[1:] for r in p["optional-dependencies"][x]]))'
 
-.PHONY: setup build check test lint bench clean
+.PHONY: setup build check test lint bench golden clean
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+$(BASE): pyproject.toml setup.py
+	@echo "==> $(VENV): chainc and what building needs (the first time takes a minute or two)"
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	rm -f $(VENV)/.installed-* && touch $@
+	@$(REQS) > $(VENV)/requirements.txt
+	$(BIN)/python -m pip install --progress-bar on -r $(VENV)/requirements.txt
+	@# setuptools reports its editable-install strategy on stderr: kept in a log, shown if the install fails
+	$(BIN)/python -m pip install --quiet --no-deps -e . 2> $(VENV)/install.log || { cat $(VENV)/install.log; exit 1; }
+	rm -f $(VENV)/.base-* && touch $@
 
-setup: $(STAMP)             ## create .venv with chainc and the test tools
+$(TOOLS): $(BASE)
+	@echo "==> $(VENV): the test tools"
+	@$(REQS) test > $(VENV)/requirements-test.txt
+	$(BIN)/python -m pip install --progress-bar on -r $(VENV)/requirements-test.txt
+	rm -f $(VENV)/.test-* && touch $@
 
-build: $(STAMP)             ## check every model, then build them all into exports/
+setup: $(TOOLS)             ## create .venv with chainc and the test tools
+
+build: $(BASE)              ## check every model, then build them all into exports/
 	$(BIN)/chainc check
 	$(BIN)/chainc build
 
-check: $(STAMP)
+check: $(BASE)
 	$(BIN)/chainc check
 
-test: $(STAMP)              ## the whole test suite (the command CI runs)
+test: $(TOOLS)              ## the whole test suite (the command CI runs)
 	$(BIN)/python -m pytest -q
-	$(BIN)/ruff check compiler tests
+	$(BIN)/ruff check compiler tests setup.py
+	$(BIN)/ruff format --check compiler tests setup.py
 
-lint: $(STAMP)
-	$(BIN)/ruff check compiler tests
-	$(BIN)/ruff format --check compiler tests
+lint: $(TOOLS)
+	$(BIN)/ruff check compiler tests setup.py
+	$(BIN)/ruff format --check compiler tests setup.py
 
-bench: $(STAMP)             ## wall times of the CLI and the solver
+bench: $(TOOLS)             ## benchmarks: tables of ratios measured side by side
 	$(BIN)/python tests/benchmarks/bench_cli.py
 
 clean:
-	rm -rf $(VENV) exports/*.json .pytest_cache .hypothesis
+	rm -rf $(VENV) exports/*.json .pytest_cache .hypothesis build dist

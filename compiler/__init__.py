@@ -1,11 +1,13 @@
 """chainc: a spreadsheet-style compiler for chains of LLM-serving capacity math.
 
-from compiler import Project, solve, ask
-project = Project()
-model = project.model("goodput")
-solution = solve(model, {"batch": 128}, project=project)
-solution.display("tpot")            # 15.05 (ms/token)
-ask(model, "max_batch", project=project).value   # 64
+    from chainc import Project, solve, ask
+    project = Project()                 # found as the CLI finds it (--root, CHAINC_ROOT, upward, bundled)
+    model = project.model("goodput")
+    solution = solve(model, {"batch": 128}, project=project)
+    solution.display("tpot")            # 15.05 (ms/token)
+    ask(model, "max_batch", project=project).value   # 64
+
+The source folder is `compiler/`; it is installed and imported as `chainc`.
 """
 
 from .checks import run_checks

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import Project
+from chainc import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ read from the models' own checks, so editing a model cannot make this pass.
 
 import pytest
 
-from compiler import ask, run_checks, solve
+from chainc import ask, run_checks, solve
 
 # (model, given, variable, card value in the variable's display unit, decimals on the card)
 CARD = [

@@ -3,11 +3,12 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from compiler import solve
-from compiler.cli import main
+from chainc import solve
+from chainc.cli import main
 
 from .conftest import ROOT
 
@@ -76,7 +77,8 @@ def test_list_json(capsys):
     data = json.loads(out)
     assert code == 0
     assert len(data["models"]) == 8 and len(data["gpus"]) == 7 and len(data["llms"]) == 8
-    assert {"id": "mi300x", "title": "AMD Instinct MI300X"} in data["gpus"]
+    mi300x = next(g for g in data["gpus"] if g["id"] == "mi300x")
+    assert mi300x["title"] == "AMD Instinct MI300X" and mi300x["from"] == "bundled" and mi300x["path"].endswith("hardware/gpus/mi300x.yaml")
 
 
 def test_schema_is_json_schema(capsys):
@@ -106,9 +108,12 @@ def test_build_is_deterministic(tmp_path, capsys):
         assert (a / f).read_bytes() == (b / f).read_bytes()
 
 
-@pytest.mark.parametrize("argv", [["chainc", "--help"], [sys.executable, "-m", "compiler", "--help"]])
+# The console script of this environment (beside its python), never whatever `chainc` PATH holds.
+CONSOLE_SCRIPT = str(Path(sys.executable).with_name("chainc"))
+
+
+@pytest.mark.parametrize("argv", [[CONSOLE_SCRIPT, "--help"], [sys.executable, "-m", "chainc", "--help"], [sys.executable, "-m", "compiler", "--help"]], ids=["script", "-m chainc", "-m compiler"])
 def test_entry_points(argv):
-    exe = argv if argv[0] != "chainc" else [str(__import__("shutil").which("chainc") or "chainc"), *argv[1:]]
-    r = subprocess.run(exe, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    r = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0
     assert "chainc solve goodput --question max_batch --gpu h200" in r.stdout

@@ -20,12 +20,12 @@ import openpyxl
 import pytest
 import sympy as sp
 
-from compiler import ask, solve
-from compiler.backends import BuildOptions
-from compiler.backends.excel import WORKBOOK, build, build_workbook
-from compiler.checks import within
-from compiler.solve import Evaluator
-from compiler.sweep import run_sweep
+from chainc import ask, solve
+from chainc.backends import BuildOptions
+from chainc.backends.excel import WORKBOOK, build, build_workbook
+from chainc.checks import within
+from chainc.solve import Evaluator
+from chainc.sweep import run_sweep
 
 from .tools import require
 
@@ -63,7 +63,7 @@ def stale_copy(data: bytes) -> tuple[bytes, int]:
 @pytest.fixture(scope="module")
 def books(project, tmp_path_factory):
     require("soffice")
-    from compiler.backends.excel_recalc import recalculate
+    from chainc.backends.excel_recalc import recalculate
 
     tmp = tmp_path_factory.mktemp("xlsx")
     models = [project.model(n) for n in project.model_names()]
@@ -323,7 +323,7 @@ def test_text_is_never_a_formula(project, tmp_path):
         'variables:\n  a:\n    value: 2\n    description: "=1+1"\n  b:\n    description: "@SUM(A1:A2)"\n  c:\n    description: "-2+3"\n'
         "equations:\n  - b = 2 * a\n  - c = b + 1\n"
     )
-    from compiler import Project
+    from chainc import Project
 
     p = Project(root)
     data, man = build_workbook(p, [p.model("evil")], BuildOptions(out=tmp_path))
@@ -377,7 +377,7 @@ checks:
 def test_no_closed_form_is_a_fixed_value_with_goal_seek(project, tmp_path):
     import shutil
 
-    from compiler import Project
+    from chainc import Project
 
     root = tmp_path / "proj"
     (root / "models").mkdir(parents=True)

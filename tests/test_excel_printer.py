@@ -9,8 +9,8 @@ import pytest
 import sympy as sp
 from openpyxl.workbook.defined_name import DefinedName
 
-from compiler.backends.excel_printer import ExcelPrinter, ExcelPrintError, NameTable, looks_like_reference
-from compiler.errors import ChaincError
+from chainc.backends.excel_printer import ExcelPrinter, ExcelPrintError, NameTable, looks_like_reference
+from chainc.errors import ChaincError
 
 from .tools import require
 
@@ -219,7 +219,7 @@ def random_cases(n: int, seed: int = 20240501) -> list[tuple[sp.Expr, float]]:
 
 def test_random_expressions_against_libreoffice(tmp_path):
     require("soffice")
-    from compiler.backends.excel_recalc import recalculate
+    from chainc.backends.excel_recalc import recalculate
 
     cases = random_cases(400)
     kinds = {k: sum(1 for e, _ in cases if e.has(k)) for k in (sp.floor, sp.ceiling, sp.Min, sp.Max, sp.Piecewise, sp.Pow)}

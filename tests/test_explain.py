@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from compiler import solve
-from compiler.cli import main
-from compiler.derivation import derive, text_lines
+from chainc import solve
+from chainc.cli import main
+from chainc.derivation import derive, text_lines
 
 
 def test_explain_forward(capsys):

@@ -27,9 +27,9 @@ import sympy as sp
 from hypothesis import HealthCheck, Phase, assume, given, note, settings
 from hypothesis import strategies as st
 
-from compiler import expr as ex
-from compiler.errors import Loc, ModelError, UnitError
-from compiler.units import DIMENSIONLESS, dim_str, parse_unit
+from chainc import expr as ex
+from chainc.errors import Loc, ModelError, UnitError
+from chainc.units import DIMENSIONLESS, dim_str, parse_unit
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = settings(
@@ -153,7 +153,7 @@ LIMIT = 10**60  # larger intermediate values are overflow for this test
 
 
 class Reference:
-    """Evaluates the expression TEXT on Python's ast, with nothing from compiler/.
+    """Evaluates the expression TEXT on Python's ast, with nothing from chainc/.
 
     Values are Fractions while the math is rational and mpmath numbers (50 digits)
     otherwise. Every branch of if() is evaluated, so a 1/0 anywhere rejects the case.
@@ -495,8 +495,8 @@ HANG_PROBE = textwrap.dedent(
     """
     import resource, sys
     resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
-    from compiler import expr as ex
-    from compiler.errors import Loc, ModelError
+    from chainc import expr as ex
+    from chainc.errors import Loc, ModelError
 
     class Scope:
         def lookup(self, name, loc): raise ModelError("unknown", loc, "")

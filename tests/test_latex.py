@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.backends import BuildOptions, Unavailable, latex
-from compiler.backends.latex_print import latex_escape, name_tex, safe_symbol, si_unit
+from chainc.backends import BuildOptions, Unavailable, latex
+from chainc.backends.latex_print import latex_escape, name_tex, safe_symbol, si_unit
 from tests.tools import require
 
 # The card's numbers, in the forms the sheet prints them (4 significant figures, thousands separated).
@@ -124,7 +124,7 @@ def test_no_tex_means_unavailable(project, tmp_path, monkeypatch):
 
 
 def test_cli_format_pdf_without_tex_exits_2(tmp_path, monkeypatch, capsys):
-    from compiler.cli import main
+    from chainc.cli import main
 
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.backends.plot import plot
-from compiler.cli import main
-from compiler.errors import ArgumentError
+from chainc.backends.plot import plot
+from chainc.cli import main
+from chainc.errors import ArgumentError
 
 
 @pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")])

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import ask, solve
-from compiler.backends import BuildOptions
-from compiler.backends.python import build, module_name
-from compiler.errors import ChaincError
+from chainc import ask, solve
+from chainc.backends import BuildOptions
+from chainc.backends.python import build, module_name
+from chainc.errors import ChaincError
 
 from .tools import assert_ruff_clean
 
@@ -315,11 +315,11 @@ def test_deterministic_across_processes(tmp_path):
 
 def test_module_docstring_and_documentation(built, project):
     out, _ = built
-    import compiler
+    import chainc
 
     mod = load(out / "goodput.py")
     assert mod.__doc__.startswith("Goodput at a TPOT target")
-    assert f"chainc {compiler.__version__}" in mod.__doc__
+    assert f"chainc {chainc.__version__}" in mod.__doc__
     assert "[ms/token]" in mod.solve.__doc__ and "[ms/token]" in mod.max_batch.__doc__
     assert mod.solve.__annotations__["batch"] == "float"
     import dataclasses
@@ -370,7 +370,7 @@ questions:
 
 
 def test_model_text_cannot_break_out(project, tmp_path):
-    from compiler import Project
+    from chainc import Project
 
     root = tmp_path / "proj"
     shutil.copytree(project.root / "hardware", root / "hardware")

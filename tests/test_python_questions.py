@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import Project, ask
-from compiler.backends import BuildOptions
-from compiler.backends.python import build
-from compiler.errors import ChaincError
+from chainc import Project, ask
+from chainc.backends import BuildOptions
+from chainc.backends.python import build
+from chainc.errors import ChaincError
 
 from .test_python_backend import load
 from .tools import assert_ruff_clean

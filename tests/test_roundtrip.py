@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from compiler import ChaincError, Project, solve
-from compiler.analysis import variables_of
+from chainc import ChaincError, Project, solve
+from chainc.analysis import variables_of
 
 ROOT = Path(__file__).resolve().parent.parent
 

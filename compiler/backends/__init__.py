@@ -8,9 +8,12 @@ for the formats it handles, and writes with `write_atomic`. It raises
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
 import os
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,11 +21,11 @@ from ..errors import ChaincError
 
 # format -> module that builds it, in the order a plain `chainc build` runs them (all of them)
 FORMATS = {
-    "json": "compiler.backends.json_report",
-    "xlsx": "compiler.backends.excel",
-    "tex": "compiler.backends.latex",
-    "pdf": "compiler.backends.latex",
-    "py": "compiler.backends.python",
+    "json": ".json_report",
+    "xlsx": ".excel",
+    "tex": ".latex",
+    "pdf": ".latex",
+    "py": ".python",
 }
 
 
@@ -41,7 +44,20 @@ class BuildOptions:
 
 
 def backend(fmt: str):
-    return importlib.import_module(FORMATS[fmt])
+    return importlib.import_module(FORMATS[fmt], __package__)
+
+
+_WATCHER: contextvars.ContextVar[Callable[[Path], None] | None] = contextvars.ContextVar("chainc_on_write", default=None)
+
+
+@contextlib.contextmanager
+def on_write(callback: Callable[[Path], None]) -> Iterator[None]:
+    """Call `callback(path)` for each file `write_atomic` writes inside the block: build's progress lines."""
+    token = _WATCHER.set(callback)
+    try:
+        yield
+    finally:
+        _WATCHER.reset(token)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -56,3 +72,6 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    watcher = _WATCHER.get()
+    if watcher is not None:
+        watcher(path)

@@ -33,10 +33,10 @@ def main() -> None:
     report("chainc solve goodput --question max_batch --json", wall(CHAINC + ["solve", "goodput", "--question", "max_batch", "--json"]))
     report("chainc solve goodput --json", wall(CHAINC + ["solve", "goodput", "--json"]))
     report("chainc solve hol-blocking --json (two tables)", wall(CHAINC + ["solve", "hol-blocking", "--json"]))
-    report("python -c 'import compiler' (start-up)", wall([sys.executable, "-c", "import compiler"]))
+    report("python -c 'import chainc' (start-up)", wall([sys.executable, "-c", "import chainc"]))
 
     sys.path.insert(0, str(ROOT))
-    from compiler import Project, ask, solve
+    from chainc import Project, ask, solve
 
     project = Project(ROOT)
     model = project.model("goodput")

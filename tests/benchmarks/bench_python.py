@@ -15,9 +15,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from compiler import Project, solve  # noqa: E402
-from compiler.backends import BuildOptions  # noqa: E402
-from compiler.backends.python import build  # noqa: E402
+from chainc import Project, solve  # noqa: E402
+from chainc.backends import BuildOptions  # noqa: E402
+from chainc.backends.python import build  # noqa: E402
 
 
 def load(path: Path):
