@@ -1,19 +1,22 @@
 """`chainc build`: load every model first, then run each requested backend.
 
-Models are loaded (and so checked for errors) before any file is written; each
-backend writes atomically, so a failure leaves no partial output.
+Models are loaded (and so checked for errors) before any file is written. Backends
+write into a staging folder beside the output, reporting each file as it lands;
+only a build that succeeds in every format moves its files into place, so a
+failure (or Ctrl-C, or SIGTERM) leaves `--out` as it was.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 
-from .backends import FORMATS, BuildOptions, Unavailable, backend
-from .errors import ArgumentError
-from .project import Project
+from .backends import FORMATS, BuildOptions, Unavailable, backend, on_write
+from .errors import ArgumentError, OutputError
+from .project import Project, display_path
 
 
 def build(project: Project, names: list[str], formats: list[str] | None, options: BuildOptions, notify=print) -> list[Path]:
@@ -24,25 +27,42 @@ def build(project: Project, names: list[str], formats: list[str] | None, options
             raise ArgumentError(f"unknown format '{fmt}'", None, f"formats: {', '.join(FORMATS)}")
     models = [project.model(n) for n in names]
     out = Path(options.out)
-    out.mkdir(parents=True, exist_ok=True)
-    # Backends write into a staging folder beside the output; only a build that
-    # succeeds in every format moves its files into place.
-    with tempfile.TemporaryDirectory(dir=out, prefix=".chainc-build-") as staging:
-        staged = replace(options, out=Path(staging))
-        made: list[Path] = []
-        for fmt in formats:
-            if fmt == "tex" and "pdf" in formats:
-                continue  # pdf builds the .tex on the way
+    try:
+        if out.exists() and not out.is_dir():
+            raise OutputError(f"--out {display_path(out)} is a file, not a folder", None, "name a folder (it is created if missing)")
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=out, prefix=".chainc-build-") as staging:
+            made = _stage(project, models, formats, replace(options, out=Path(staging)), explicit, notify)
+            return _move(made, Path(staging), out)
+    except OSError as e:
+        where = display_path(e.filename) if e.filename else display_path(out)
+        raise OutputError(f"cannot write {where}: {e.strerror or e}", None, "check that the output folder exists, is writable and has space (--out DIR picks another)") from None
+
+
+def _stage(project, models, formats, staged: BuildOptions, explicit: bool, notify) -> list[Path]:
+    made: list[Path] = []
+    for fmt in formats:
+        if fmt == "tex" and "pdf" in formats:
+            continue  # pdf builds the .tex on the way
+        started = time.perf_counter()
+        notify(f"{fmt}:")
+        with on_write(lambda path, fmt=fmt: notify(f"  {Path(path).relative_to(staged.out)}")):
             try:
                 made += backend(fmt).build(project, models, fmt, staged)
             except Unavailable as e:
                 if explicit:
                     raise
-                notify(f"skipped {fmt}: {e.message}" + (f" ({e.hint})" if e.hint else ""))
-        written = []
-        for path in made:
-            target = out / Path(path).relative_to(staging)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(path, target)
-            written.append(target)
+                notify(f"  skipped: {e.message}" + (f" ({e.hint})" if e.hint else ""))
+                continue
+        notify(f"  ({time.perf_counter() - started:.1f} s)")
+    return made
+
+
+def _move(made: list[Path], staging: Path, out: Path) -> list[Path]:
+    written = []
+    for path in made:
+        target = out / Path(path).relative_to(staging)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target)
+        written.append(target)
     return written

@@ -8,19 +8,26 @@ token) as equations, which the solver evaluates like any other model.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import sympy as sp
 
-from .errors import ModelError
+from .errors import Loc, ModelError
 from .ir import Model
 from .schema import CATALOG_SCHEMA, FIELDS_SCHEMA, validate
 from .source import load_yaml
 from .units import Dim
 
 KINDS = {"gpu": "gpus", "llm": "llms"}
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}")
+
+
+def valid_id(text: str) -> bool:
+    """Catalog ids name files, so they are checked as ids: no '/', no '..', no leading dot."""
+    return bool(_ID.fullmatch(text)) and ".." not in text
 
 
 @dataclass(frozen=True)
@@ -46,8 +53,18 @@ class Entry:
 
 
 class Catalog:
-    def __init__(self, root: Path):
-        self.root = Path(root)
+    """The catalog over layers of hardware/ folders: the project's first, then the bundled one.
+
+    An id is looked up layer by layer (the first wins, so a project can override a
+    bundled entry); the fields come from the last layer, the bundled library, so
+    every chain keeps running on every entry.
+    """
+
+    def __init__(self, layers: list[tuple[Path, str]] | Path):
+        if isinstance(layers, (str, Path)):
+            layers = [(Path(layers), "project")]
+        self.layers = [(Path(folder), label) for folder, label in layers]
+        self.root = self.layers[-1][0]
         self._entries: dict[tuple[str, str], Entry] = {}
 
     @cached_property
@@ -57,6 +74,12 @@ class Catalog:
         out = {}
         for kind, folder in KINDS.items():
             path = self.root / folder / "fields.yaml"
+            for root, label in self.layers[:-1]:  # a copy of the bundled fields is harmless; other fields are not
+                own = root / folder / "fields.yaml"
+                if own.is_file() and own.read_bytes() != path.read_bytes():
+                    raise ModelError(
+                        f"the {label}'s {folder}/fields.yaml differs from the bundled one", Loc(str(own)), "the fields are the bundled library's, so every chain runs on every entry: remove this file"
+                    )
             src = load_yaml(path)
             validate(src, FIELDS_SCHEMA)
             b = Builder(src, None)
@@ -70,14 +93,40 @@ class Catalog:
     def field(self, kind: str, name: str) -> FieldSpec | None:
         return self.fields[kind].get(name)
 
+    def files(self, kind: str) -> list[tuple[str, Path, str, bool]]:
+        """(id, path, layer label, overridden) of every entry file of every layer; the first of an id wins."""
+        seen, out = set(), []
+        for root, label in self.layers:
+            folder = root / KINDS[kind]
+            for p in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+                if p.stem != "fields" and valid_id(p.stem):
+                    out.append((p.stem, p, label, p.stem in seen))
+                    seen.add(p.stem)
+        return out
+
     def ids(self, kind: str) -> list[str]:
-        return sorted(p.stem for p in (self.root / KINDS[kind]).glob("*.yaml") if p.stem != "fields")
+        return sorted({i for i, _, _, over in self.files(kind) if not over})
+
+    def path(self, kind: str, entry_id: str) -> Path | None:
+        """The entry's file: ids are names, never paths, and the file must lie inside its layer."""
+        if entry_id == "fields" or not valid_id(entry_id):
+            return None
+        for root, _ in self.layers:
+            folder = root / KINDS[kind]
+            candidate = folder / f"{entry_id}.yaml"
+            if candidate.is_file():
+                try:
+                    resolved = candidate.resolve()
+                except (OSError, RuntimeError):
+                    return None
+                return resolved if resolved.is_relative_to(folder.resolve()) else None
+        return None
 
     def entry(self, kind: str, entry_id: str) -> Entry | None:
         key = (kind, entry_id)
         if key not in self._entries:
-            path = self.root / KINDS[kind] / f"{entry_id}.yaml"
-            if entry_id == "fields" or not path.is_file():
+            path = self.path(kind, entry_id)
+            if path is None:
                 return None
             self._entries[key] = self._load(kind, path)
         return self._entries[key]

@@ -80,6 +80,10 @@ class ArgumentError(ChaincError, ValueError):
     """A command-line argument is wrong."""
 
 
+class OutputError(ChaincError, OSError):
+    """An output cannot be written: a read-only folder, a full disk, a file where a folder should be."""
+
+
 class CheckFailed(ChaincError, AssertionError):
     """A model's check disagrees with the computed value (exit code 1, as `chainc check`)."""
 

@@ -338,7 +338,7 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
             raise ModelError(f"import alias '{alias}' is taken", src.loc(("uses", "models", alias), key=True), "pick another alias")
         if other in _stack + (d["name"],):
             raise ModelError(f"models import each other in a loop: {' -> '.join(_stack + (d['name'], other))}", src.loc(("uses", "models", alias)), "a model can build on another only one way round")
-        imports[alias] = project.model(other, _stack=_stack + (d["name"],), loc=src.loc(("uses", "models", alias)))
+        imports[alias] = project.imported(str(other), src.loc(("uses", "models", alias)), _stack=_stack + (d["name"],))
     b = Builder(src, project, uses, imports)
     specs = d["variables"]
     for name, spec in specs.items():

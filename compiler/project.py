@@ -1,62 +1,189 @@
-"""A project: the folder holding models/ and hardware/, and the models loaded from it."""
+"""A project: the user's folder of models/ (and hardware/), layered over the bundled library.
+
+The project is found as git and ruff find theirs: `--root DIR`, else
+`CHAINC_ROOT`, else the nearest folder upward from the working directory that
+holds a `chainc.toml` (or a `models/` folder), else the bundled library alone.
+Every name a model or the command line uses (a model, a GPU, an LLM) is an id,
+looked up layer by layer — the project's own files first, then the bundled
+library's — and the file it resolves to must lie inside that layer's folder.
+"""
 
 from __future__ import annotations
 
 import os
+import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog import Catalog
-from .errors import Loc, ModelError
+from .catalog import Catalog, valid_id
+from .errors import ArgumentError, Loc, ModelError
 from .ir import Model
 
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent
+CONFIG = "chainc.toml"
 
 
-def find_root(start: Path | None = None) -> Path:
-    """CHAINC_ROOT, else the nearest folder up from `start` with models/ and hardware/, else the source tree."""
-    if os.environ.get("CHAINC_ROOT"):
-        return Path(os.environ["CHAINC_ROOT"]).resolve()
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "models").is_dir() and (folder / "hardware").is_dir():
-            return folder
-    return PACKAGE_ROOT
+def bundled_root() -> Path:
+    """The library shipped with chainc: inside the wheel, or the source tree of an editable install."""
+    inside = PACKAGE / "library"
+    return inside if (inside / "models").is_dir() else PACKAGE.parent
 
 
-def display_path(path: Path) -> str:
+def inside(path: Path, folder: Path) -> Path | None:
+    """`path` resolved (symlinks followed), if it is a file inside `folder`; else None."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):
+        return None
+    return resolved if resolved.is_relative_to(folder.resolve()) and resolved.is_file() else None
+
+
+def display_path(path: Path | str) -> str:
     """Paths in messages: relative to the working folder when inside it."""
     try:
-        return str(path.relative_to(Path.cwd()))
+        return str(Path(path).relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 
 
+@dataclass(frozen=True)
+class Layer:
+    """One folder of the library: the project's own, or the bundled one."""
+
+    root: Path
+    label: str  # 'project' | 'bundled'
+
+    @property
+    def models(self) -> Path:
+        return self.root / "models"
+
+    @property
+    def hardware(self) -> Path:
+        return self.root / "hardware"
+
+
+def _is_project(folder: Path) -> bool:
+    return (folder / CONFIG).is_file() or (folder / "models").is_dir()
+
+
+def find_root(root: str | Path | None = None, start: Path | None = None) -> Path | None:
+    """The project folder, or None for the bundled library alone. A named root must be a project."""
+    named, how = (root, "--root") if root is not None else (os.environ.get("CHAINC_ROOT") or None, "CHAINC_ROOT")
+    if named is not None:
+        folder = Path(named).expanduser()
+        if not folder.is_dir():
+            raise ArgumentError(f"{how}: no folder {named}", None, f"create it with `chainc init {named}`, or point {how} at a folder holding models/")
+        if not _is_project(folder):
+            raise ArgumentError(f"{how}: {named} holds no models/ folder and no {CONFIG}", None, f"`chainc init {named}` makes it a project")
+        return folder.resolve()
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if _is_project(folder):
+            return folder
+    return None
+
+
+def read_config(root: Path) -> dict:
+    path = root / CONFIG
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ModelError(f"{CONFIG} is not valid TOML: {e}", Loc(display_path(path)), "see `chainc init` for a fresh one") from None
+    unknown = sorted(set(data) - {"project"})
+    if unknown:
+        raise ModelError(f"{CONFIG}: unknown table '{unknown[0]}'", Loc(display_path(path)), "chainc.toml holds a [project] table with a name")
+    return data
+
+
 class Project:
-    def __init__(self, root: Path | str | None = None):
-        self.root = Path(root).resolve() if root else find_root()
-        self.catalog = Catalog(self.root / "hardware")
+    """The layers, the catalog over them, and the models loaded from them (each once)."""
+
+    def __init__(self, root: Path | str | None = None, *, bundled: Path | None = None):
+        found = find_root(root)
+        library = (bundled or bundled_root()).resolve()
+        # the source tree's own checkout is the bundled library, not a project layered over it
+        layers = [Layer(found, "project")] if found is not None and found != library else []
+        layers.append(Layer(library, "bundled"))
+        self.layers = tuple(layers)
+        self.root = self.layers[0].root
+        self.bundled_only = len(layers) == 1 and found is None
+        self.config = read_config(found) if found is not None else {}
+        self.catalog = Catalog([(layer.hardware, layer.label) for layer in self.layers])
         self._models: dict[Path, Model] = {}
 
     @property
-    def models_dir(self) -> Path:
-        return self.root / "models"
+    def exports(self) -> Path:
+        """Where `chainc build` writes: the project's exports/, or ./exports for the bundled library alone."""
+        return (Path.cwd() if self.bundled_only else self.root) / "exports"
+
+    @property
+    def own(self) -> Layer:
+        """The layer `chainc check` and `chainc build` work on by default."""
+        return self.layers[0]
+
+    def model_files(self, layer: Layer) -> list[Path]:
+        return sorted(p for p in layer.models.glob("*.yaml") if valid_id(p.stem)) if layer.models.is_dir() else []
 
     def model_names(self) -> list[str]:
-        return sorted(p.stem for p in self.models_dir.glob("*.yaml"))
+        """The models of the project's own layer (the bundled library when there is no project)."""
+        return [p.stem for p in self.model_files(self.own)]
 
-    def path_of(self, name_or_path: str) -> Path:
-        p = Path(name_or_path)
-        if p.suffix in (".yaml", ".yml") or os.sep in name_or_path:
-            return p.resolve()
-        return (self.models_dir / f"{name_or_path}.yaml").resolve()
+    def all_models(self) -> list[tuple[str, Path, Layer, bool]]:
+        """(name, path, layer, overridden): every model file of every layer, the first of a name wins."""
+        seen, out = set(), []
+        for layer in self.layers:
+            for p in self.model_files(layer):
+                out.append((p.stem, p, layer, p.stem in seen))
+                seen.add(p.stem)
+        return out
+
+    def find(self, name: str) -> Path | None:
+        """A model id -> its file in the first layer that has it."""
+        if not valid_id(name):
+            return None
+        for layer in self.layers:
+            hit = inside(layer.models / f"{name}.yaml", layer.models)
+            if hit is not None:
+                return hit
+        return None
+
+    def resolve(self, name_or_path: str, loc: Loc | None = None) -> Path:
+        """What the command line names: a path to a model file, or a model id."""
+        if name_or_path.endswith((".yaml", ".yml")) or "/" in name_or_path or os.sep in name_or_path:
+            path = Path(name_or_path).expanduser()
+            if not path.is_file():
+                raise ArgumentError(f"no model file {name_or_path}", None, "give a path to a .yaml model, or a model name (chainc list)")
+            return path.resolve()
+        path = self.find(name_or_path)
+        if path is None:
+            raise ModelError(f"no model '{name_or_path}'", loc, self._known_hint())
+        return path
+
+    def _known_hint(self) -> str:
+        names = sorted({n for n, *_ in self.all_models()})
+        return f"models: {', '.join(names)}" if names else "no models found; `chainc init` starts a project"
 
     def model(self, name_or_path: str, *, _stack: tuple[str, ...] = (), loc: Loc | None = None) -> Model:
+        return self.load(self.resolve(name_or_path, loc), _stack=_stack)
+
+    def imported(self, name: str, loc: Loc, _stack: tuple[str, ...]) -> Model:
+        """A model another model imports: an id only, never a path."""
+        if not valid_id(name):
+            raise ModelError(f"'{name}' is not a model name", loc, "imports name a model by its id, such as goodput")
+        path = self.find(name)
+        if path is None:
+            raise ModelError(f"no model '{name}' to import", loc, self._known_hint())
+        return self.load(path, _stack=_stack)
+
+    def load(self, path: Path, *, _stack: tuple[str, ...] = ()) -> Model:
         from .load import load_model
 
-        path = self.path_of(name_or_path)
         if path not in self._models:
-            if not path.is_file():
-                names = ", ".join(self.model_names())
-                raise ModelError(f"no model '{name_or_path}'", loc or Loc(str(path)), f"models in {self.models_dir}: {names}")
             self._models[path] = load_model(display_path(path), self, _stack=_stack)
         return self._models[path]
+
+    def layer_of(self, path: Path | str) -> Layer | None:
+        p = Path(path).resolve()
+        return next((layer for layer in self.layers if p.is_relative_to(layer.root)), None)

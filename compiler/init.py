@@ -1,0 +1,75 @@
+"""`chainc init`: a project of one's own, on top of the bundled library."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import ArgumentError
+from .project import CONFIG
+
+CONFIG_TEXT = """\
+# A chainc project. chainc finds it from this folder or any folder below it.
+# models/    your chains, one YAML file each (chainc check, chainc solve NAME)
+# hardware/  optional: gpus/*.yaml and llms/*.yaml of your own, layered over the
+#            bundled catalog (an entry with a bundled id replaces it here)
+# `chainc list` shows every model and catalog entry and the folder it comes from.
+
+[project]
+name = "{name}"
+"""
+
+EXAMPLE = """\
+# An example chain: how long one decode step takes when it is bound by memory
+# bandwidth. It reads an H100 and Llama 3.1 8B from the bundled catalog
+# (`chainc list` shows the ids; `--gpu h200` swaps the GPU on the command line).
+#
+#   chainc check                                   # run the checks below
+#   chainc solve example                           # solve forward
+#   chainc solve example --find batch --given tpot=10ms   # the batch for a target
+#
+# The format is described in chainc's docs/model-format.md; `chainc schema`
+# prints it as a JSON Schema for editors, and `chainc solve goodput --explain`
+# shows a bundled chain step by step.
+name: example
+title: Time per output token of a memory-bound decode step
+uses: {gpu: h100-sxm, llm: llama-3.1-8b}
+variables:
+  weight_bytes: {unit: GB, value: llm.weight_bytes, description: weights read every step}
+  kv_bytes_per_token: {unit: KiB/token, value: llm.kv_bytes_per_token, description: KV cache per token}
+  bandwidth: {unit: TB/s, value: gpu.memory_bandwidth, description: HBM bandwidth}
+  batch: {unit: 1, value: 32, integer: true, description: sequences decoding together}
+  context: {unit: token, value: 2048, description: tokens of context per sequence}
+  step_bytes: {unit: GB, description: bytes read per decode step}
+  tpot: {unit: ms/token, description: time per output token}
+equations:
+  - step_bytes = weight_bytes + batch * context * kv_bytes_per_token
+  - tpot = step_bytes / bandwidth / 1[token]
+checks:
+  - about: "(16.06 GB + 32 x 2,048 tokens x 128 KiB) / 3.35 TB/s = 7.36 ms"
+    expect: {tpot: 7.36 ms/token}
+"""
+
+
+def init(folder: Path) -> list[Path]:
+    """Write chainc.toml and models/example.yaml into `folder`; refuse to overwrite anything."""
+    folder = folder.expanduser()
+    config, models = folder / CONFIG, folder / "models"
+    example = models / "example.yaml"
+    for path in (config, example):
+        if path.exists():
+            raise ArgumentError(f"{path} exists already", None, "chainc init writes into a folder without a chainc project; pick another folder")
+    name = (folder.resolve().name or "chainc-project").replace('"', "")
+    try:
+        models.mkdir(parents=True, exist_ok=True)
+        _write(config, CONFIG_TEXT.format(name=name))
+        _write(example, EXAMPLE)
+    except OSError as e:
+        raise ArgumentError(f"cannot write into {folder}: {e.strerror}", None, "check the folder's permissions") from None
+    return [config, example]
+
+
+def _write(path: Path, text: str) -> None:
+    with open(path, "x", encoding="utf-8") as f:  # 'x': never overwrite
+        f.write(text)
+    os.chmod(path, 0o644)
