@@ -87,6 +87,8 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
         outer = where
         where = lambda line, col: outer(line, col + lead if line == 1 else col)  # noqa: E731
     text = _prepare(raw[lead:].rstrip(), where)
+    if "\x00" in text:  # Python 3.11.2's ast.parse raises ValueError here, later ones SyntaxError
+        raise ModelError("a NUL character in an expression", where(1, text.index("\x00")), "remove it: expressions are plain text")
     if not text:
         raise ModelError("empty expression", where(1, 0), "write a formula, such as batch / tpot")
     try:
