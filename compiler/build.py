@@ -1,9 +1,10 @@
-"""`chainc build`: load every model first, then run each requested backend.
+"""`chainc build`: evaluate every model once into a Report, then let each requested backend print them.
 
-Models are loaded (and so checked for errors) before any file is written. Backends
-write into a staging folder beside the output, reporting each file as it lands;
-only a build that succeeds in every format moves its files into place, so a
-failure (or Ctrl-C, or SIGTERM) leaves `--out` as it was.
+Models are loaded and evaluated (and so checked for errors) before any file is
+written: one Report per model for the chosen hardware, however many formats are
+built. Backends write into a staging folder beside the output, reporting each
+file as it lands; only a build that succeeds in every format moves its files into
+place, so a failure (or Ctrl-C, or SIGTERM) leaves `--out` as it was.
 """
 
 from __future__ import annotations
@@ -17,6 +18,20 @@ from pathlib import Path
 from .backends import FORMATS, BuildOptions, Unavailable, backend, on_write
 from .errors import ArgumentError, OutputError
 from .project import Project, display_path
+from .report import CatalogReport, Report, catalog_report, evaluate
+
+
+def reports_for(project: Project, names: list[str], options: BuildOptions) -> tuple[list[Report], CatalogReport]:
+    """Each named model evaluated once (imported models shared), and the catalog's entries."""
+    queries = {"custom": (tuple(options.find), dict(options.given))} if options.find or options.given else None
+    memo: dict = {}
+    reports = []
+    for name in names:
+        model = project.model(name)
+        if model not in memo:
+            memo[model] = evaluate(model, project.catalog, options.gpu, options.llm, queries=queries, source=project.source, memo=memo)
+        reports.append(memo[model])
+    return reports, catalog_report(project.catalog)
 
 
 def build(project: Project, names: list[str], formats: list[str] | None, options: BuildOptions, notify=print) -> list[Path]:
@@ -25,30 +40,32 @@ def build(project: Project, names: list[str], formats: list[str] | None, options
     for fmt in formats:
         if fmt not in FORMATS:
             raise ArgumentError(f"unknown format '{fmt}'", None, f"formats: {', '.join(FORMATS)}")
-    models = [project.model(n) for n in names]
+    started = time.perf_counter()
+    reports, catalog = reports_for(project, names, options)
+    notify(f"evaluated {len(reports)} model{'s' if len(reports) != 1 else ''} ({time.perf_counter() - started:.1f} s)")
     out = Path(options.out)
     try:
         if out.exists() and not out.is_dir():
             raise OutputError(f"--out {display_path(out)} is a file, not a folder", None, "name a folder (it is created if missing)")
         out.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=out, prefix=".chainc-build-") as staging:
-            made = _stage(project, models, formats, replace(options, out=Path(staging)), explicit, notify)
+            made = _stage(reports, catalog, formats, replace(options, out=Path(staging)), explicit, notify)
             return _move(made, Path(staging), out)
     except OSError as e:
         where = display_path(e.filename) if e.filename else display_path(out)
         raise OutputError(f"cannot write {where}: {e.strerror or e}", None, "check that the output folder exists, is writable and has space (--out DIR picks another)") from None
 
 
-def _stage(project, models, formats, staged: BuildOptions, explicit: bool, notify) -> list[Path]:
+def _stage(reports, catalog, formats, staged: BuildOptions, explicit: bool, notify) -> list[Path]:
     made: list[Path] = []
     for fmt in formats:
         if fmt == "tex" and "pdf" in formats:
             continue  # pdf builds the .tex on the way
         started = time.perf_counter()
         notify(f"{fmt}:")
-        with on_write(lambda path, fmt=fmt: notify(f"  {Path(path).relative_to(staged.out)}")):
+        with on_write(lambda path: notify(f"  {Path(path).relative_to(staged.out)}")):
             try:
-                made += backend(fmt).build(project, models, fmt, staged)
+                made += backend(fmt).build(reports, catalog, fmt, staged)
             except Unavailable as e:
                 if explicit:
                     raise

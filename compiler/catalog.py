@@ -1,4 +1,4 @@
-"""The catalog: GPUs and LLMs in hardware/, each entry a small model of its own.
+"""The catalog: GPUs and LLMs in hardware/, each entry a small model of its own (loaded here, solved by the solver).
 
 `hardware/<kind>s/fields.yaml` declares every field of a kind (unit, meaning), so
 every chain runs on every entry. An entry types its measured values, each with
@@ -40,16 +40,16 @@ class FieldSpec:
     latex: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: an entry is loaded once per catalog
 class Entry:
     kind: str
     id: str
     title: str
     about: str
     path: str
-    model: Model  # values as inputs, derived sizes as equations
-    values: dict[str, sp.Expr | None]  # every field, base units; None where the entry has no such value
-    typed: tuple[str, ...]  # fields typed in the entry (the rest are derived)
+    model: Model  # typed values as inputs, derived sizes as equations (the solver computes them)
+    fields: tuple[str, ...]  # every field of the kind
+    typed: tuple[str, ...]  # fields typed in the entry (the rest are derived, or absent: null)
 
 
 class Catalog:
@@ -136,7 +136,6 @@ class Catalog:
 
     def _load(self, kind: str, path: Path) -> Entry:
         from .load import Builder
-        from .solve import solve
 
         src = load_yaml(path)
         validate(src, CATALOG_SCHEMA)
@@ -164,7 +163,5 @@ class Catalog:
             name=d["id"], title=d["title"], about=(d.get("about") or "").strip(), path=str(path), gpu=None, llm=None, imports=(),
             variables=dict(b.variables), params={}, equations=equations, tables={}, aggregates={}, questions={}, checks=(), sweeps={}, loc=src.loc(()),
         )  # fmt: skip
-        solution = solve(model)
-        out = {name: (solution.values[name] if name in solution.values else None) for name in fields}
         typed = tuple(n for n in fields if n in values and values[n] is not None)
-        return Entry(kind, d["id"], d["title"], model.about, str(path), model, out, typed)
+        return Entry(kind, d["id"], d["title"], model.about, str(path), model, tuple(fields), typed)

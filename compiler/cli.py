@@ -14,10 +14,10 @@ from rich.text import Text
 
 from . import __version__
 from .backends.json_report import solution_json
-from .checks import run_checks
 from .errors import ArgumentError, ChaincError
 from .format import fmt
 from .project import Project, bundled_root, display_path
+from .report import evaluate
 from .schema import MODEL_SCHEMA
 from .solve import Answer, Solution, ask, solve
 from .textout import plain
@@ -260,7 +260,11 @@ def cmd_check(args, project: Project, out: Console) -> int:
         try:
             model = project.model(name)
             entry.update(name=model.name, path=model.path)
-            outcomes = run_checks(model, project, gpu=args.gpu if model.gpu else None, llm=args.llm if model.llm else None)
+            evaluated = evaluate(model, project.catalog, args.gpu, args.llm, source=project.source)
+            for answer in evaluated.answers.values():  # every question must have its answer on this hardware
+                if isinstance(answer, ChaincError):
+                    raise answer
+            outcomes = evaluated.checks
         except ChaincError as e:
             broken += 1
             entry["error"] = error_json(e)

@@ -178,7 +178,7 @@ class Model:
     path: str
     gpu: str | None
     llm: str | None
-    imports: tuple[tuple[str, str], ...]  # alias -> model name
+    imports: tuple[tuple[str, Model], ...]  # alias -> the imported model, bound at load
     variables: dict[str, Variable]
     params: dict[str, Param]
     equations: tuple[Equation, ...]

@@ -353,7 +353,7 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
     sweeps = {name: _sweep(b, name, s, ("sweeps", name)) for name, s in (d.get("sweeps") or {}).items()}
     return Model(
         name=d["name"], title=d["title"], about=(d.get("about") or "").strip(), path=str(path),
-        gpu=uses.get("gpu"), llm=uses.get("llm"), imports=tuple((a, m.name) for a, m in imports.items()),
+        gpu=uses.get("gpu"), llm=uses.get("llm"), imports=tuple(imports.items()),
         variables=dict(b.variables), params=dict(sorted(b.params.items())), equations=equations, tables=dict(b.tables),
         aggregates=dict(sorted(b.aggregates.items())), questions=questions, checks=checks, sweeps=sweeps, loc=src.loc(()),
     )  # fmt: skip

@@ -184,6 +184,12 @@ class Project:
             self._models[path] = load_model(display_path(path), self, _stack=_stack)
         return self._models[path]
 
+    def source(self, path: Path | str) -> str:
+        """A model file as outputs name it, the same on every machine: relative to its library folder."""
+        p = Path(path).resolve()
+        layer = self.layer_of(p)
+        return p.relative_to(layer.root).as_posix() if layer is not None else p.name
+
     def layer_of(self, path: Path | str) -> Layer | None:
         p = Path(path).resolve()
         return next((layer for layer in self.layers if p.is_relative_to(layer.root)), None)

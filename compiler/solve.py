@@ -1,539 +1,260 @@
-"""Solving in any direction: plan a query with SymPy, then evaluate it exactly.
+"""Solving in any direction: a model, a catalog and a query -> a Solution; a question -> an Answer.
 
-A plan depends only on which variables are known, so it is made once per query
-shape and cached; evaluation substitutes exact rationals. Closed forms come from
-SymPy; where none exists (ceil, floor, piecewise, min/max, tables) a bracketed
-numeric search finds the root, and the step says so.
+The query's shape (which variables are known) is planned once with SymPy and
+lowered once into a Program (plan.py, lower.py); the numbers come from running
+that program (run.py), exactly where the model is rational. Catalog entries and
+imported models are bound when a model loads; here their values are computed
+(entries are small models too) for the hardware the query picks. The rule that
+answers a question is the runtime's (runtime/answer.py), the same source the
+generated modules copy.
 """
 
 from __future__ import annotations
 
-import math
+import difflib
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache
 
-import mpmath
 import sympy as sp
-from sympy.core.function import AppliedUndef
 
-from .analysis import Block, plan_blocks
+from . import lower
+from . import program as P
 from .errors import ArgumentError, SolveError
-from .ir import Equation, Model, Question, Table, Variable
-from .rootfind import NoRoot, bracket_root
-from .units import BadUnit, dim_str, parse_quantity, parse_unit
+from .ir import Equation, Model, Question, Variable
+from .limits import MAX_EXACT_DIGITS
+from .limits import value as limit_value
+from .plan import Plan, make_plan
+from .quantities import exact, given_value
+from .run import evaluate, run_assign, runner
+from .runtime import values as V
+from .runtime.answer import NoAnswer, answer
 
-NOT_INVERTIBLE = (sp.Piecewise, sp.Min, sp.Max, sp.ceiling, sp.floor, sp.Abs, AppliedUndef)
-DPS = 30
-# Counting dimensions: on the command line, "tpot=10ms" means 10 ms per token when tpot is ms/token.
-COUNTING = {"[token]", "[request]"}  # digits kept for irrational intermediate values
-
-
-@dataclass(frozen=True)
-class Step:
-    """One block of the plan: what it computes, from which equations, and how."""
-
-    unknowns: tuple[str, ...]
-    equations: tuple[Equation, ...]
-    method: str  # 'define' (x = expr as written), 'solve' (SymPy rearranged it), 'numeric'
-    candidates: tuple[dict[str, sp.Expr], ...] = ()  # closed forms; several when SymPy finds several roots
+NUMERIC = "bracketed root search, relative tolerance 1e-12"
 
 
 @dataclass(frozen=True)
-class Plan:
-    model: Model
-    known: frozenset[str]
-    steps: tuple[Step, ...]
+class Query:
+    """What is asked of a model: given values (base units), variables to find, hardware, extra equations."""
+
+    given: tuple[tuple[str, Fraction | float], ...] = ()
+    find: tuple[str, ...] = ()
+    gpu: str | None = None
+    llm: str | None = None
+    extra: tuple[Equation, ...] = ()
+    check_domain: bool = True  # known values must lie in their domains (a question's probes may pass them)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Solution:
     model: Model
     plan: Plan
+    program: P.Program
     gpu: object | None  # catalog Entry
     llm: object | None
-    values: dict[str, sp.Expr]  # every variable and parameter, base units, exact where possible
-    given: dict[str, sp.Expr] = field(default_factory=dict)
-    numeric: dict[str, str] = field(default_factory=dict)  # name -> how it was found numerically
-    tables: dict[str, list[dict[str, sp.Expr]]] = field(default_factory=dict)
-    # name -> the closed form that computed it (base units, in terms of other symbols); numeric steps have none
-    formulas: dict[str, sp.Expr] = field(default_factory=dict)
+    values: dict  # every variable and parameter, base units: exact Fractions where the model is rational
+    given: dict = field(default_factory=dict)
+    numeric: dict = field(default_factory=dict)  # name -> how it was found numerically
+    tables: dict = field(default_factory=dict)  # table -> rows (column -> value)
+    formulas: dict = field(default_factory=dict)  # name -> the SymPy closed form that computed it
 
     def display(self, name: str) -> float:
         q = self.model.quantity(name)
-        return float(q.to_display(self.values[name]))
+        return float(Fraction(self.values[name]) / exact(q.factor)) if not isinstance(self.values[name], float) else self.values[name] / float(q.factor)
+
+    def sym_values(self) -> dict:
+        """values as SymPy numbers (for the printers that substitute into SymPy expressions)."""
+        return {n: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sp.Integer(v) if isinstance(v, int) else sp.Float(v, 17) for n, v in self.values.items()}
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """How an answer follows from its boundary, as data."""
+
+    how: str  # 'boundary' | 'edge' | 'floor' | 'ceiling'
+    step: Fraction | None  # base units
+    stepped_back: bool  # a strict condition moved the answer one step
+    closed: bool  # the boundary is a closed form (not a numeric search's)
 
 
 @dataclass(frozen=True)
 class Answer:
     question: Question
-    value: sp.Expr  # base units, rounded as the question says
-    boundary: sp.Expr  # where the condition turns, before rounding
+    value: Fraction | float  # base units, rounded as the question says
+    boundary: Fraction | float  # where the condition turns, before rounding (the value itself when there is none)
     solution: Solution  # the model solved at the answer
     boundary_solution: Solution | None
-    how: str = ""  # how the answer follows from the boundary: 'floor of the boundary 64.97', 'the largest allowed value'
+    rounding: Rounding
+
+    @property
+    def how(self) -> str:
+        """In words, for people: 'floor of the boundary 64.97 to steps of 1', 'the largest allowed value'."""
+        var = self.solution.model.variables[self.question.find]
+        r = self.rounding
+        if r.how == "boundary":
+            return "the boundary"
+        if r.how == "edge":
+            return f"the {'largest' if self.question.seek == 'max' else 'smallest'} allowed value"
+        text = f"{r.how} of the boundary {V.shown(self.boundary / exact(var.factor))} to steps of {V.shown(r.step / exact(var.factor))}"
+        return text + (", one step back to meet a strict condition" if r.stepped_back else "")
 
 
-# --- planning ------------------------------------------------------------------------------
+# --- catalog entries and imports -----------------------------------------------------------------------
 
 
-@lru_cache(maxsize=512)
-def make_plan(model: Model, known: frozenset[str], extra: tuple[Equation, ...] = ()) -> Plan:
-    steps = tuple(_plan_block(model, b) for b in plan_blocks(model, known, extra))
-    return Plan(model, known, steps)
+@lru_cache(maxsize=256)
+def entry_values(entry) -> dict:
+    """Every field of a catalog entry in base units (derived ones solved); None where the entry has none."""
+    s = solve_query(entry.model, None, Query())
+    return {name: s.values.get(name) for name in entry.fields}
 
 
-def _involved_in_non_invertible(expr: sp.Expr, syms: set) -> bool:
-    return any(isinstance(node, NOT_INVERTIBLE) and node.free_symbols & syms for node in sp.preorder_traversal(expr))
-
-
-def _plan_block(model: Model, block: Block) -> Step:
-    syms = [model.variables[n].sym for n in block.unknowns]
-    if len(block.equations) == 1:
-        eq, sym = block.equations[0], syms[0]
-        for a, b in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
-            if a == sym and sym not in b.free_symbols:
-                return Step(block.unknowns, block.equations, "define", ({block.unknowns[0]: b},))
-    residuals = [eq.residual for eq in block.equations]
-    if any(_involved_in_non_invertible(r, set(syms)) for r in residuals):
-        return Step(block.unknowns, block.equations, "numeric")
-    try:
-        found = sp.solve(residuals, syms, dict=True, check=False)  # roots are filtered by domain when evaluated
-    except (NotImplementedError, ValueError, TypeError):
-        found = []
-    found = [s for s in found if all(sym in s for sym in syms)]
-    if not found:
-        return Step(block.unknowns, block.equations, "numeric")
-    by_name = tuple({n: s[sym] for n, sym in zip(block.unknowns, syms)} for s in found)
-    return Step(block.unknowns, block.equations, "solve", by_name)
-
-
-# --- evaluation ----------------------------------------------------------------------------
-
-
-def exact(value: sp.Expr) -> sp.Expr:
-    """Keep rationals exact; pin anything irrational to DPS digits so expressions stay small."""
-    if value.is_Rational or value is sp.nan:
-        return value
-    if value.is_number:
-        v = value.evalf(DPS)
-        return sp.Float(v, DPS) if v.is_Number and v.is_real else v  # complex or infinite values stay as they are
-    return value
-
-
-class Evaluator:
-    """Substitutes known values into expressions; evaluates table aggregates on demand."""
-
-    def __init__(self, model: Model, values: dict[str, sp.Expr]):
-        self.model = model
-        self.subs = {model.quantity(n).sym: v for n, v in values.items()}
-        self.tables: dict[str, list[dict[str, sp.Expr]]] = {}
-
-    def __call__(self, expr: sp.Expr) -> sp.Expr:
-        e = expr.xreplace(self.subs)
-        if e.has(AppliedUndef):
-            e = e.replace(lambda x: isinstance(x, AppliedUndef), self._aggregate)
-        return exact(e)
-
-    def _aggregate(self, node: AppliedUndef) -> sp.Expr:
-        agg = self.model.aggregates[node.func.__name__]
-        rows = self.table(agg.table)
-        if agg.kind == "count":
-            return sp.Integer(len(rows))
-        if not rows:
-            raise SolveError(f"{agg.kind}({agg.table}.{agg.column}) of a table with no rows", self.model.tables[agg.table].loc, "check the table's rows expression")
-        col = [r[agg.column] for r in rows]
-        return {"sum": lambda: exact(sp.Add(*col)), "last": lambda: col[-1], "max": lambda: sp.Max(*col), "min": lambda: sp.Min(*col)}[agg.kind]()
-
-    def table(self, name: str) -> list[dict[str, sp.Expr]]:
-        if name not in self.tables:
-            self.tables[name] = run_table(self.model.tables[name], self)
-        return self.tables[name]
-
-
-def run_table(table: Table, ev: Evaluator) -> list[dict[str, sp.Expr]]:
-    n = ev(table.rows)
-    if not (n.is_number and n.is_real and n == int(n) and n >= 0):
-        raise SolveError(f"table '{table.name}': rows = {table.rows_text} is {_num(n)}, not a whole number", table.loc, "wrap the count in ceil() or floor()")
-    if n > table.max_rows:
-        raise SolveError(f"table '{table.name}' would have {int(n)} rows, more than max_rows = {table.max_rows}", table.loc, "raise max_rows, or check the inputs")
-    prev = {c.prev: ev(c.initial) for c in table.columns}
-    rows = []
-    for i in range(1, int(n) + 1):
-        scope = {**ev.subs, **prev, table.index: sp.Integer(i)}
-        row = {}
-        for c in table.columns:
-            v = c.expr.xreplace(scope)
-            v = exact(v)
-            if not v.is_number:
-                raise SolveError(f"table '{table.name}', row {i}: column {c.name} did not evaluate to a number", c.loc, "a column may use i, prev.<column>, this row's columns and scalars")
-            scope[c.sym] = v
-            row[c.name] = v
-        rows.append(row)
-        prev = {c.prev: row[c.name] for c in table.columns}
-    return rows
-
-
-def _num(x) -> str:
-    try:
-        return f"{float(x):.6g}"
-    except TypeError:
-        return str(x)
-
-
-def _admissible(var: Variable, value: sp.Expr) -> bool:
-    if not value.is_number:
-        return False
-    re_, im = value.as_real_imag()
-    if abs(im) > 1e-12 * (abs(re_) + 1):
-        return False
-    return var.domain.admits(sp.Float(re_, DPS) if not re_.is_Rational else re_)
-
-
-def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.Expr], dict[str, str], dict[str, sp.Expr], Evaluator]:
-    model = plan.model
-    values = dict(known)
-    numeric: dict[str, str] = {}
-    formulas: dict[str, sp.Expr] = {}
-    ev = Evaluator(model, values)
-    for step in plan.steps:
-        if step.method == "numeric":
-            found = _numeric(model, step, ev)
-            for name in found:
-                numeric[name] = "bracketed root search, relative tolerance 1e-12"
-        else:
-            found, chosen = _pick(model, step, ev)
-            formulas.update(chosen)
-        for name, v in found.items():
-            values[name] = v
-            ev.subs[model.variables[name].sym] = v
-            if name in model.variables and not _admissible(model.variables[name], v) and step.method == "define":
-                var = model.variables[name]
-                eq = step.equations[0]
-                raise SolveError(f"{_show(var, v)} is outside its domain ({var.domain.describe(var)})", eq.loc, f"from line {eq.loc.line}: {eq.text}; check the inputs")
-    return values, numeric, formulas, ev
-
-
-def _pick(model: Model, step: Step, ev: Evaluator) -> tuple[dict[str, sp.Expr], dict[str, sp.Expr]]:
-    """The admissible candidate's values, and the candidate (closed forms) itself."""
-    options = []
-    for cand in step.candidates:
-        vals = {n: ev(e) for n, e in cand.items()}
-        if step.method == "define" or all(_admissible(model.variables[n], v) for n, v in vals.items()):
-            options.append(({n: (v.as_real_imag()[0] if v.is_number else v) for n, v in vals.items()}, cand))
-    unique = []
-    for o, cand in options:
-        if not any(all(abs(float(o[n] - u[n])) <= 1e-12 * (abs(float(u[n])) + 1e-300) for n in o) for u, _ in unique):
-            unique.append((o, cand))
-    eq = step.equations[0]
-    names = ", ".join(step.unknowns)
-    if not unique:
-        roots = "; ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(ev(e)))}" for n, e in c.items()) for c in step.candidates)
-        raise SolveError(
-            f"no admissible value of {names} solves line {eq.loc.line}: {eq.text}",
-            eq.loc,
-            f"the roots ({roots}) fall outside the domain ({', '.join(model.variables[n].domain.describe(model.variables[n]) for n in step.unknowns)})",
-        )
-    if len(unique) > 1:
-        roots = " or ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(v))}" for n, v in u.items()) for u, _ in unique)
-        raise SolveError(f"{names} has several admissible values: {roots}", eq.loc, f"narrow the domain of {step.unknowns[0]} with min: or max:")
-    return unique[0]
-
-
-def tear(model: Model, step: Step) -> tuple[list[tuple[str, sp.Expr]], list[str], list[Equation]]:
-    """Split a block into explicit definitions, tear variables and residual equations.
-
-    Equations written as `x = expr` define x from the tear variables; the others are
-    residuals. A numeric search then runs over the tear variables only (often one),
-    evaluating the definitions in order, so ceil/floor and tables inside a loop stay
-    cheap and bracketable.
-    """
-    import networkx as nx
-
-    unknowns = set(step.unknowns)
-    syms = {model.variables[n].sym: n for n in step.unknowns}
-    defs: dict[str, tuple[Equation, sp.Expr]] = {}
-    for eq in step.equations:
-        for a, b in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
-            if a in syms and syms[a] not in defs and a not in b.free_symbols:
-                defs[syms[a]] = (eq, b)
-                break
-    while True:
-        g = nx.DiGraph()
-        g.add_nodes_from(defs)
-        for n, (_, expr) in defs.items():
-            g.add_edges_from((syms[s], n) for s in expr.free_symbols if s in syms and syms[s] in defs)
-        try:
-            order = list(nx.lexicographical_topological_sort(g))
-            break
-        except nx.NetworkXUnfeasible:
-            cycle = [u for u, _ in nx.find_cycle(g)]
-            drop = max(cycle, key=lambda n: defs[n][0].index)
-            del defs[drop]
-    used = {id(eq) for eq, _ in defs.values()}
-    residuals = [eq for eq in step.equations if id(eq) not in used]
-    tears = [n for n in step.unknowns if n not in defs]
-    if len(tears) != len(residuals):  # no clean split: search over every unknown
-        return [], list(step.unknowns), list(step.equations)
-    return [(n, defs[n][1]) for n in order if n in unknowns], tears, residuals
-
-
-def _numeric(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
-    defs, tears, residuals = tear(model, step)
-    tear_vars = [model.variables[n] for n in tears]
-
-    def run(xs) -> tuple[Evaluator, dict[str, sp.Expr]]:
-        sub = Evaluator(model, {})
-        sub.subs = dict(ev.subs)
-        found = {}
-        for v, x in zip(tear_vars, xs):
-            sub.subs[v.sym] = found[v.name] = sp.Rational(x) if isinstance(x, float) else sp.Float(x, DPS)
-        for n, expr in defs:
-            sub.subs[model.variables[n].sym] = found[n] = sub(expr)
-        return sub, found
-
-    def residual(xs) -> list[float]:
-        sub, _ = run(xs)
-        out = []
-        for eq in residuals:
-            r = sub(eq.residual)
-            out.append(float(r) if r.is_real else math.nan)
-        return out
-
-    if len(tears) == 1:
-        x = _root_1d(tear_vars[0], lambda x: residual([x])[0], residuals[0], ev)
-        return run([float(x)])[1] | {tears[0]: x}
-    guess = [float(v.default.xreplace(ev.subs)) if v.default is not None and v.default.xreplace(ev.subs).is_number else float(v.factor) for v in tear_vars]
-    try:
-        root = mpmath.findroot(lambda *xs: residual(list(xs)), guess, tol=1e-24)
-    except (ValueError, ZeroDivisionError) as e:
-        eq = step.equations[0]
-        raise SolveError(f"no numeric solution for {', '.join(step.unknowns)} jointly: {e}", eq.loc, "give better defaults as starting points, or reformulate") from None
-    xs = [float(r) for r in (root if len(tears) > 1 else [root])]
-    return run(xs)[1]
-
-
-def _root_1d(var: Variable, f, eq: Equation, ev: Evaluator) -> sp.Expr:
-    """The bracketed search of rootfind.py over var's domain, starting at its default."""
-    dom = var.domain
-    start = var.default.xreplace(ev.subs) if var.default is not None else None
-    start = float(start) if start is not None and start.is_number else None
-    lo, hi = (float(dom.lo) if dom.lo is not None else None), (float(dom.hi) if dom.hi is not None else None)
-    try:
-        return sp.Rational(bracket_root(f, start, float(var.factor), dom.kind, lo, hi))
-    except NoRoot as e:
-        if e.jump is None:
-            raise SolveError(
-                f"no value of {var.name} solves line {eq.loc.line}: {eq.text}",
-                eq.loc,
-                f"searched {var.name} from {_num(var.to_display(sp.Rational(e.low)))} to {_num(var.to_display(sp.Rational(e.high)))} {var.unit} and the two sides never crossed",
-            ) from None
-        raise SolveError(
-            f"no value of {var.name} makes line {eq.loc.line} hold exactly: {eq.text}",
-            eq.loc,
-            f"the two sides jump past each other at {_show(var, sp.Rational(e.jump))} (a step of ceil, floor or a condition); ask a question with such_that: instead",
-        ) from None
-
-
-# --- the public entry points -----------------------------------------------------------------
-
-
-def given_value(model: Model, name: str, text: str | float | sp.Expr) -> sp.Expr:
-    """A value for a variable: '10ms', '4.8 TB/s', '128', 64 -> base units; a bare number is in the display unit.
-
-    A unit that lacks only the variable's per-token or per-request part is read as
-    "per one token" (or request): tpot=10ms is 10 ms/token.
-    """
-    var = model.variables.get(name)
-    if var is None:
-        import difflib
-
-        close = difflib.get_close_matches(name, list(model.variables), n=2)
-        raise ArgumentError(f"model '{model.name}' has no variable '{name}'", None, f"did you mean {' or '.join(close)}?" if close else f"variables: {', '.join(model.variables)}")
-    if isinstance(text, sp.Expr):
-        return text
-    if isinstance(text, (int, float)):
-        return sp.Rational(str(text)) * var.factor
-    try:
-        number, unit = parse_quantity(text)
-        _, factor, dim = parse_unit(unit) if unit else (None, var.factor, var.dim)
-    except BadUnit as e:
-        raise ArgumentError(f"{name}={text}: {e}", None, f"write a number with an optional unit, such as {name}=10{var.unit or ''}") from None
-    if dim != var.dim and not _omits_per_count(var.dim, dim):
-        raise ArgumentError(f"{name}={text}: that is {dim_str(dim)}, but {name} is {dim_str(var.dim)} ({var.unit or 'dimensionless'})", None, f"for example {name}=1{var.unit}")
-    return number * factor
-
-
-def _omits_per_count(want, got) -> bool:
-    """True when `got` is `want` without some of its per-token / per-request part (10ms for ms/token)."""
-    ratio = dict(want / got)
-    return all(k in COUNTING and v < 0 and dict(want).get(k, 0) <= v for k, v in ratio.items())
-
-
-def require_in_domain(var: Variable, value: sp.Expr, what: str) -> None:
-    """Inputs must lie in their variable's domain: sign, whole number, bounds."""
-    if not value.is_number:
-        return
-    problem = None
-    if var.domain.integer and value != sp.floor(value):
-        problem = "is not a whole number"
-    elif not var.domain.admits(value):
-        problem = f"is outside its domain ({var.domain.describe(var)})"
-    if problem:
-        raise ArgumentError(f"{what} {_show(var, value)} {problem}", var.loc, f"{var.name} is declared {var.domain.describe(var)}")
-
-
-def _entries(model: Model, gpu: str | None, llm: str | None, project):
+def hardware(model: Model, catalog, gpu: str | None, llm: str | None) -> dict:
     out = {}
     for kind, chosen, default in (("gpu", gpu, model.gpu), ("llm", llm, model.llm)):
         if chosen and not default:
-            raise ArgumentError(f"model '{model.name}' uses no {kind.upper()}, so --{kind} does not apply", None, f"drop --{kind}; chainc list shows which models use which catalog entries")
+            raise ArgumentError(f"model '{model.name}' uses no {kind.upper()}, so --{kind} does not apply", None, f"drop --{kind}; chainc show {model.name} lists what it reads")
         entry_id = chosen or default
         if entry_id:
-            entry = project.catalog.entry(kind, entry_id)
+            entry = catalog.entry(kind, entry_id)
             if entry is None:
-                import difflib
-
-                ids = project.catalog.ids(kind)
+                ids = catalog.ids(kind)
                 close = difflib.get_close_matches(entry_id, ids, n=1)
                 raise ArgumentError(f"unknown {kind.upper()} '{entry_id}'", None, f"did you mean {close[0]}?" if close else f"known: {', '.join(ids)}")
             out[kind] = entry
     return out
 
 
-def param_values(model: Model, entries: dict, project) -> dict[str, sp.Expr]:
+def parameters(model: Model, catalog, entries: dict) -> dict:
+    """The values of gpu.x / llm.x / alias.x that the model reads (base units)."""
     values = {}
+    imported: dict[str, Solution] = {}
     for name, p in model.params.items():
         if p.source in ("gpu", "llm"):
             entry = entries[p.source]
-            v = entry.values.get(p.field_name)
+            v = entry_values(entry).get(p.field_name)
             if v is None:
                 raise SolveError(f"{entry.title} has no value for {p.field_name}", p.loc, f"its catalog entry ({entry.path}) marks it as not available; pick another {p.source.upper()}")
             values[name] = v
         else:
-            alias = dict(model.imports)[p.source]
-            other = project.model(alias)
-            sub = solve(other, project=project, gpu=entries["gpu"].id if "gpu" in entries and other.gpu else None, llm=entries["llm"].id if "llm" in entries and other.llm else None)
-            values[name] = sub.values[p.field_name]
+            if p.source not in imported:
+                other = dict(model.imports)[p.source]
+                q = Query(gpu=entries["gpu"].id if "gpu" in entries and other.gpu else None, llm=entries["llm"].id if "llm" in entries and other.llm else None)
+                imported[p.source] = solve_query(other, catalog, q)
+            values[name] = imported[p.source].values[p.field_name]
     return values
 
 
-def solve(
-    model: Model,
-    given: dict[str, object] | None = None,
-    find: tuple[str, ...] | list[str] = (),
-    gpu: str | None = None,
-    llm: str | None = None,
-    project=None,
-    extra: tuple[Equation, ...] = (),
-    check_domain: bool = True,
-) -> Solution:
-    """Solve a model for every variable: defaults and `given` are known, `find` are made unknown.
+# --- solving ------------------------------------------------------------------------------------------
 
-    Known values must lie in their domains (check_domain=False lets a question probe past them).
-    """
-    if model.params and project is None:
-        from .project import Project
 
-        project = Project()
-    entries = _entries(model, gpu, llm, project) if project is not None else {}
-    params = param_values(model, entries, project)
-    given = {n: given_value(model, n, v) for n, v in (given or {}).items()}
-    for n in find:
+def _require(var: Variable, value, what: str) -> None:
+    d = lower.domain_of(var)
+    try:
+        V.require(value, value / d.factor, what, var.name, var.unit, d.integer, d.text, (d.kind, d.lo, d.hi))
+    except V.ChainError as e:
+        raise ArgumentError(e.message, var.loc, e.hint) from None
+
+
+def solve_query(model: Model, catalog, query: Query) -> Solution:
+    """Solve a model for every variable: defaults and the query's givens are known, its finds unknown."""
+    V.MAX_EXACT_DIGITS = limit_value(MAX_EXACT_DIGITS)
+    entries = hardware(model, catalog, query.gpu, query.llm) if catalog is not None else {}
+    params = parameters(model, catalog, entries)
+    given = dict(query.given)
+    for n in query.find:
         if n not in model.variables:
             given_value(model, n, "0")  # raises the unknown-variable error
         if n in given:
             raise ArgumentError(f"{n} is both given and to be found", None, "drop one of --given and --find for it")
-    ev = Evaluator(model, params)
-    known = {}
-    for name, var in model.variables.items():
-        if name in given:
-            known[name] = given[name]
-        elif var.default is not None and name not in find:
-            known[name] = ev(var.default)
-        else:
+    env = dict(params)
+    for assign in lower.defaults(model):  # the defaults: constants, or expressions of catalog values
+        if assign.name not in given and assign.name not in query.find:
+            run_assign(assign, env)
+    env.update(given)
+    known = frozenset(n for n in model.variables if n in env)
+    if query.check_domain:
+        for n in sorted(known, key=list(model.variables).index):
+            _require(model.variables[n], env[n], "given" if n in given else "default")
+    plan = make_plan(model, known, tuple(query.extra))
+    program = lower.lower(plan)
+    result = runner(program)(env)
+    numeric = {n: NUMERIC for n in program.numeric}
+    formulas = {n: s.candidates[0][n] for s in plan.steps if s.method == "define" for n in s.unknowns}
+    formulas.update(_chosen_forms(plan, result.values))
+    return Solution(model, plan, program, entries.get("gpu"), entries.get("llm"), result.values, given, numeric, result.tables, formulas)
+
+
+def _chosen_forms(plan: Plan, values: dict) -> dict:
+    """The closed form of each 'solve' step that produced the values (the admissible candidate)."""
+    out = {}
+    for s in plan.steps:
+        if s.method != "solve":
             continue
-        if check_domain:
-            require_in_domain(var, known[name], "given" if name in given else "default")
-    plan = make_plan(model, frozenset(known), tuple(extra))
-    values, numeric, formulas, final = evaluate_plan(plan, {**params, **known})
-    tables = {name: final.table(name) for name in model.tables}
-    return Solution(model, plan, entries.get("gpu"), entries.get("llm"), values, given, numeric, tables, formulas)
+        if len(s.candidates) == 1:
+            out.update(s.candidates[0])
+            continue
+        subs = {plan.model.quantity(n).sym: sp.nsimplify(v) if isinstance(v, float) else sp.Rational(v) for n, v in values.items() if plan.model.quantity(n) is not None}
+        best = None
+        for c in s.candidates:
+            try:
+                diff = sum(abs(complex(sp.N(e.xreplace(subs))) - complex(values[n])) for n, e in c.items())
+            except (TypeError, ValueError):
+                continue
+            if best is None or diff < best[0]:
+                best = (diff, c)
+        if best is not None:
+            out.update(best[1])
+    return out
 
 
-def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu: str | None = None, llm: str | None = None, project=None) -> Answer:
-    """Answer a question: the largest (or smallest) value of `find` that meets the condition.
+# --- questions -------------------------------------------------------------------------------------------
 
-    Solve the boundary (the condition as an equation), probe both sides to learn
-    which side is feasible, then take the boundary or the domain's edge, rounded
-    to the question's step on the safe side.
-    """
+
+def _edges(q: Question, var: Variable):
+    d = lower.domain_of(var)
+    step = exact(q.step) if q.step is not None else None
+    lo = d.lo if d.lo is not None else (step if step is not None and d.kind == "positive" else Fraction(0) if d.kind == "nonnegative" else None)
+    return lo, d.hi, step
+
+
+def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
+    """The largest (or smallest) value of the question's variable that meets its condition."""
     if question not in model.questions:
         raise ArgumentError(f"model '{model.name}' has no question '{question}'", None, f"questions: {', '.join(model.questions) or 'none'}")
     q = model.questions[question]
     var = model.variables[q.find]
-    given = dict(given or {})
+    given = dict(query.given)
     if q.find in given:
         raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"drop --given {q.find}=...; the question computes it")
+    condition = lower.expr(q.condition)
 
-    def at(x: sp.Expr) -> Solution:
-        return solve(model, {**given, q.find: x}, gpu=gpu, llm=llm, project=project, check_domain=False)
+    @lru_cache(maxsize=64)
+    def at(x) -> Solution:
+        return solve_query(model, catalog, Query(tuple({**given, q.find: x}.items()), (), query.gpu, query.llm, (), False))
 
-    def feasible(x: sp.Expr) -> bool:
-        return bool(Evaluator(model, at(x).values)(q.condition))
+    def feasible(x) -> bool:
+        return bool(evaluate(condition, at(x).values))
 
     boundary_eq = Equation(len(model.equations), _boundary_text(q.condition_text), q.condition.lhs, q.condition.rhs, q.loc)
     try:
-        bsol = solve(model, given, find=(q.find,), gpu=gpu, llm=llm, project=project, extra=(boundary_eq,))
+        bsol = solve_query(model, catalog, Query(tuple(given.items()), (q.find,), query.gpu, query.llm, (boundary_eq,)))
         boundary = bsol.values[q.find]
     except SolveError:
         bsol, boundary = None, None
-    dom = var.domain
-    lo = dom.lo if dom.lo is not None else (q.step if q.step is not None and dom.kind == "positive" else sp.Integer(0) if dom.kind == "nonnegative" else None)
-    hi = dom.hi
-    want_max = q.seek == "max"
-    if boundary is None:
-        probe = lo if lo is not None else hi if hi is not None else (var.default if var.default is not None and var.default.is_number else var.factor)
-        if not feasible(probe):
-            raise _infeasible(model, q, var, at(probe))
-        edge = hi if want_max else lo
-        if edge is None:
-            raise _unbounded(q, var, "every value")
-        value, how = edge, f"the {'largest' if want_max else 'smallest'} allowed value"
-    else:
-        b = boundary
-        delta = max(abs(b) * sp.Rational(1, 10**6), q.step / 2 if q.step else 0)
-        below, above = feasible(b - delta), feasible(b + delta)
-        if not below and not above:
-            raise _infeasible(model, q, var, at(b - delta if want_max else b + delta))
-        if below and above:
-            edge = hi if want_max else lo
-            if edge is None:
-                raise _unbounded(q, var, f"values on both sides of {_show(var, b)}")
-            value = edge
-        elif want_max:
-            value = b if below else hi
-        else:
-            value = b if above else lo
-        how = "the boundary" if value is b else f"the {'largest' if want_max else 'smallest'} allowed value"
-        if value is None:
-            raise _unbounded(q, var, f"{'every value above' if want_max else 'every value below'} {_show(var, b)}")
-    if q.step and value not in (lo, hi):
-        k = sp.floor(value / q.step) if want_max else sp.ceiling(value / q.step)
-        rounded = k * q.step
-        how = f"{'floor' if want_max else 'ceiling'} of the boundary {_num(var.to_display(value))} to steps of {_num(var.to_display(q.step))}"
-        if not feasible(rounded):
-            rounded += -q.step if want_max else q.step
-            how += ", one step back to meet a strict condition"
-        value = rounded
-    if not q.step and _admissible(var, value) and not feasible(value) and (bsol is not None and q.find in bsol.numeric):
-        # a numeric boundary can land a hair on the wrong side: step inward by the search's tolerance
-        inward = -1 if want_max else 1
-        nudged = value * (1 + inward * sp.Rational(1, 10**12) * (1 if value > 0 else -1))
-        if feasible(nudged):
-            value = nudged
-    if not _admissible(var, value) or not feasible(value):
-        raise _infeasible(model, q, var, at(lo if lo is not None and want_max else value))
-    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, how)
+    lo, hi, step = _edges(q, var)
+    d = lower.domain_of(var)
+    probe = lo if lo is not None else hi if hi is not None else (exact(var.default) if var.default is not None and var.default.is_number else exact(var.factor))
+    closed = bsol is not None and q.find not in bsol.numeric
+    strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
+    try:
+        value, how, back = answer(boundary, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, step, lo, hi, probe, closed, strict)
+    except NoAnswer as e:
+        if e.kind == "infeasible":
+            raise _infeasible(model, q, var, at(e.at), condition) from None
+        where = e.where if e.boundary is None else f"{e.where} {_show(var, e.boundary)}"
+        raise _unbounded(q, var, where) from None
+    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, Rounding(how, step, back, closed))
 
 
 def _boundary_text(condition: str) -> str:
@@ -545,7 +266,7 @@ def _boundary_text(condition: str) -> str:
 
 def _show(q, base_value) -> str:
     """'tpot = 42.3219 ms/token' style text of a value, without a trailing space for unitless values."""
-    return f"{q.name} = {_num(q.to_display(base_value))} {q.unit}".rstrip()
+    return f"{q.name} = {V.shown(base_value / exact(q.factor))} {q.unit}".rstrip()
 
 
 def _unbounded(q: Question, var: Variable, where: str) -> SolveError:
@@ -557,16 +278,40 @@ def _unbounded(q: Question, var: Variable, where: str) -> SolveError:
     )
 
 
-def _infeasible(model: Model, q: Question, var: Variable, s: Solution) -> SolveError:
-    ev = Evaluator(model, s.values)
+def _infeasible(model: Model, q: Question, var: Variable, s: Solution, condition) -> SolveError:
     parts = []
-    for side in (q.condition.lhs, q.condition.rhs):
-        names = [n for n, v in model.variables.items() if v.sym == side]
-        parts.append(_show(model.variables[names[0]], s.values[names[0]]) if names else _num(ev(side)))
-    negated = {"StrictLessThan": ">=", "LessThan": ">", "StrictGreaterThan": "<=", "GreaterThan": "<"}[type(q.condition).__name__]
-    hardware = " with ".join(e.title for e in (s.gpu, s.llm) if e)
+    for side in (condition.left, condition.right):
+        if isinstance(side, P.Ref) and side.name in model.variables:
+            parts.append(_show(model.variables[side.name], s.values[side.name]))
+        else:
+            parts.append(V.shown(evaluate(side, s.values)))
+    negated = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[condition.op]
+    hardware_ = " with ".join(e.title for e in (s.gpu, s.llm) if e)
     return SolveError(
         f"question {q.name}: no {q.find} meets {q.condition_text}: at {_show(var, s.values[q.find])}, {parts[0]} {negated} {parts[1]}",
         q.loc,
-        f"no {q.find} in its domain ({var.domain.describe(var)}) meets the condition{' on ' + hardware if hardware else ''}; change another input or the target",
+        f"no {q.find} in its domain ({var.domain.describe(var)}) meets the condition{' on ' + hardware_ if hardware_ else ''}; change another input or the target",
     )
+
+
+# --- the public entry points (values as people write them) ------------------------------------------------
+
+
+def _catalog(model: Model, project):
+    if project is None and (model.gpu or model.llm):
+        from .project import Project  # the API's convenience: the project found as the CLI finds it
+
+        project = Project()
+    return project.catalog if project is not None else None
+
+
+def solve(model: Model, given: dict | None = None, find=(), gpu: str | None = None, llm: str | None = None, project=None, extra=(), check_domain: bool = True) -> Solution:
+    """Solve `model`: `given` maps names to values ('10ms', 128 in the display unit, or base-unit numbers)."""
+    values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
+    return solve_query(model, _catalog(model, project), Query(values, tuple(find), gpu, llm, tuple(extra), check_domain))
+
+
+def ask(model: Model, question: str, given: dict | None = None, gpu: str | None = None, llm: str | None = None, project=None) -> Answer:
+    """Answer one of the model's questions; `given` as for solve()."""
+    values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
+    return ask_query(model, _catalog(model, project), question, Query(values, (), gpu, llm))

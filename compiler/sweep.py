@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from .ir import Model, Sweep
-from .solve import solve
+from .quantities import exact
+from .solve import Query, solve_query
 
 
 @dataclass(frozen=True)
@@ -16,17 +18,18 @@ class SweepResult:
     reference: float | None  # the reference variable's value (display unit), e.g. the TPOT target
 
 
-def points(sweep: Sweep) -> list:
-    n = int((sweep.stop - sweep.start) / sweep.step)
-    return [sweep.start + k * sweep.step for k in range(n + 1)]
+def points(sweep: Sweep) -> list[Fraction]:
+    start, step = exact(sweep.start), exact(sweep.step)
+    n = int((exact(sweep.stop) - start) / step)
+    return [start + k * step for k in range(n + 1)]
 
 
-def run_sweep(model: Model, sweep: Sweep, project, gpu: str | None = None, llm: str | None = None, given: dict | None = None) -> SweepResult:
-    var = model.variables[sweep.over]
+def run_sweep(model: Model, sweep: Sweep, catalog, gpu: str | None = None, llm: str | None = None, given: tuple = ()) -> SweepResult:
+    factor = exact(model.variables[sweep.over].factor)
     xs, series = [], {n: [] for n in sweep.show}
     base = None
     for x in points(sweep):
-        s = solve(model, {**(given or {}), sweep.over: var.from_display(x)}, gpu=gpu, llm=llm, project=project)
+        s = solve_query(model, catalog, Query((*((n, v) for n, v in given if n != sweep.over), (sweep.over, x * factor)), (), gpu, llm))
         base = s
         xs.append(float(x))
         for n in sweep.show:

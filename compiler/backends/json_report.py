@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
-from ..checks import run_checks
-from ..errors import CheckFailed
-from ..ir import Model
-from ..solve import Answer, Solution, ask, solve
+from ..errors import ChaincError, CheckFailed
+from ..report import CatalogReport, Report, display
+from ..solve import Answer, Solution
 from . import BuildOptions, write_atomic
+
+
+def number(q, base) -> float | str:
+    """A value in its display unit; beyond float range, a string in scientific notation (JSON has no Infinity)."""
+    from ..runtime.values import shown
+
+    try:
+        x = display(q, base)
+    except OverflowError:
+        return shown(base)
+    return x if math.isfinite(x) else shown(base)
 
 
 def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
@@ -19,40 +30,44 @@ def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
         "model": m.name,
         "gpu": solution.gpu.id if solution.gpu else None,
         "llm": solution.llm.id if solution.llm else None,
-        "values": {n: {"value": solution.display(n), "unit": v.unit} for n, v in m.variables.items()},
+        "values": {n: {"value": number(v, solution.values[n]), "unit": v.unit} for n, v in m.variables.items()},
         "numeric": sorted(solution.numeric),
-        "tables": {name: [{c.name: float(c.to_display(row[c.name])) for c in m.tables[name].columns} for row in rows] for name, rows in solution.tables.items()},
+        "tables": {name: [{c.name: number(c, row[c.name]) for c in m.tables[name].columns} for row in rows] for name, rows in solution.tables.items()},
     }
     if answer is not None:
         var = m.variables[answer.question.find]
         data["question"] = answer.question.name
-        data["answer"] = {"name": var.name, "value": float(var.to_display(answer.value)), "unit": var.unit, "boundary": float(var.to_display(answer.boundary))}
+        data["answer"] = {"name": var.name, "value": number(var, answer.value), "unit": var.unit, "boundary": number(var, answer.boundary), "how": answer.rounding.how}
     return data
 
 
-def report(project, model: Model, gpu: str | None = None, llm: str | None = None) -> dict:
-    gpu, llm = (gpu if model.gpu else None), (llm if model.llm else None)
-    data = solution_json(solve(model, gpu=gpu, llm=llm, project=project))
-    data["title"] = model.title
+def report_json(report: Report) -> dict:
+    m = report.model
+    data = solution_json(report.solution)
+    data["title"] = m.title
     data["answers"] = {}
-    for q in model.questions:
-        a = ask(model, q, gpu=gpu, llm=llm, project=project)
-        var = model.variables[a.question.find]
-        data["answers"][q] = {"name": var.name, "value": float(var.to_display(a.value)), "unit": var.unit}
-    outcomes = run_checks(model, project, gpu=gpu, llm=llm)
-    data["checks"] = [{"about": o.check.about, "ok": o.ok, "lines": list(o.lines)} for o in outcomes]
-    failed = [o for o in outcomes if not o.ok]
-    if failed and not (gpu or llm):  # the card's numbers hold for the model's own hardware only
-        bad = next(line for line in failed[0].lines if not line.startswith("ok"))
-        raise CheckFailed(f"{len(failed)} check(s) of {model.name} failed: {bad}", failed[0].check.loc, f"run: chainc check {model.path}")
+    for q, a in report.answers.items():
+        if isinstance(a, ChaincError):
+            data["answers"][q] = {"error": a.message}
+            continue
+        var = m.variables[a.question.find]
+        data["answers"][q] = {"name": var.name, "value": number(var, a.value), "unit": var.unit}
+    data["checks"] = [{"about": o.check.about, "ok": o.ok, "lines": list(o.lines)} for o in report.checks]
     return data
 
 
-def build(project, models: list[Model], fmt: str, options: BuildOptions) -> list[Path]:
-    reports = [report(project, m, options.gpu, options.llm) for m in models]  # everything first: no partial output on error
+def build(reports: list[Report], catalog: CatalogReport, fmt: str, options: BuildOptions) -> list[Path]:
+    for r in reports:  # everything first: no partial output on error
+        failed = [o for o in r.checks if not o.ok]
+        if failed and not (options.gpu or options.llm):  # the card's numbers hold for the model's own hardware only
+            bad = next(line for line in failed[0].lines if not line.startswith("ok"))
+            raise CheckFailed(f"{len(failed)} check(s) of {r.model.name} failed: {bad}", failed[0].check.loc, f"run: chainc check {r.source}")
+        for q, a in r.answers.items():
+            if isinstance(a, ChaincError):
+                raise a
     written = []
-    for data in reports:
-        path = options.out / f"{data['model']}.json"
-        write_atomic(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
+    for r in reports:
+        path = options.out / f"{r.model.name}.json"
+        write_atomic(path, (json.dumps(report_json(r), indent=2, sort_keys=True) + "\n").encode())
         written.append(path)
     return written

@@ -1,0 +1,196 @@
+"""Plan -> Program: SymPy's closed forms and tears become frozen program nodes, once per plan.
+
+Symbols become `Ref`s by name (variables, `gpu.x` parameters, `t.col` columns,
+aggregates by their function's name); numbers become exact `Num`s. A closed form
+with something the program cannot hold (SymPy's `re`, `RootOf`, ...) is not an
+error: that block is searched numerically instead, as a block with no closed form
+would be. Tables are looped where their aggregates are first needed, inside a
+search when they depend on its tear.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+from sympy.functions.elementary.piecewise import ExprCondPair
+
+from . import program as P
+from .ir import Equation, Model, Table, Variable
+from .plan import Plan, Step, tear
+
+
+class Unlowerable(ValueError):
+    """A SymPy construct the program has no node for."""
+
+
+_CALLS = {sp.floor: "floor", sp.ceiling: "ceil", sp.Abs: "abs", sp.exp: "exp", sp.log: "log", sp.Min: "min", sp.Max: "max", sp.LambertW: "lambertw"}
+_CMP = {sp.Lt: "<", sp.Le: "<=", sp.Gt: ">", sp.Ge: ">=", sp.Eq: "==", sp.Ne: "!="}
+
+
+def expr(e: sp.Basic) -> P.Expr:
+    """A SymPy expression as a program expression (iteratively, bottom-up: deep trees do not recurse)."""
+    done: dict[int, P.Expr] = {}
+    stack = [(e, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in done:
+            continue
+        args = node.args if not isinstance(node, (sp.Symbol, sp.Number, AppliedUndef)) else ()
+        if not ready and args:
+            stack.append((node, True))
+            stack.extend((a, False) for a in args if id(a) not in done)
+            continue
+        done[id(node)] = _node(node, [done[id(a)] for a in args])
+    return done[id(e)]
+
+
+def _node(e: sp.Basic, args: list) -> P.Expr:
+    if isinstance(e, sp.Symbol):
+        return P.Ref(e.name)
+    if isinstance(e, AppliedUndef):  # a table aggregate, applied to the table's inputs for the dependency graph
+        return P.Ref(e.func.__name__)
+    if e is sp.true:
+        return P.TRUE
+    if e is sp.false:
+        return P.Logic("or", ())
+    if isinstance(e, sp.Rational):
+        return P.Num(Fraction(int(e.p), int(e.q)))
+    if isinstance(e, sp.Float):
+        return P.Num(Fraction(*float(e).as_integer_ratio()))
+    if e is sp.pi:
+        return P.Const("pi")
+    if e is sp.E:
+        return P.Const("E")
+    if e is sp.I:
+        return P.Const("I")
+    if isinstance(e, sp.Add):
+        return P.Add(tuple(args))
+    if isinstance(e, sp.Mul):
+        return P.Mul(tuple(args))
+    if isinstance(e, sp.Pow):
+        return P.Pow(*args)
+    if isinstance(e, sp.Piecewise):
+        return P.Choice(tuple(tuple(pair) for pair in args))
+    if isinstance(e, ExprCondPair):
+        return args  # (value, condition), taken apart by the Piecewise above
+    for cls, name in _CALLS.items():
+        if isinstance(e, cls):
+            if name == "lambertw" and len(args) == 1:
+                args = [*args, P.Num(Fraction(0))]
+            return P.Call(name, tuple(args))
+    for cls, op in _CMP.items():
+        if isinstance(e, cls):
+            return P.Cmp(op, *args)
+    if isinstance(e, (sp.And, sp.Or, sp.Not)):
+        return P.Logic({sp.And: "and", sp.Or: "or", sp.Not: "not"}[type(e)], tuple(args))
+    raise Unlowerable(f"{type(e).__name__} has no program node")
+
+
+def site(eq: Equation) -> P.Site:
+    return P.Site(eq.loc, f"line {eq.loc.line}: {eq.text}")
+
+
+def _guards(eq: Equation) -> list[P.Guard]:
+    return [P.Guard(expr(d), expr(w), site(eq)) for d, w in getattr(eq, "guards", ())]
+
+
+class _Lowerer:
+    """Lowers one plan; tracks which tables have been looped in the current scope."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.by_aggregate = {name: agg.table for name, agg in model.aggregates.items()}
+        self.looped: set[str] = set()
+
+    def loop(self, table: Table) -> P.Loop:
+        m = self.model
+        columns = []
+        for c in table.columns:
+            csite = P.Site(c.loc, f"table {table.name}, column {c.name}: {c.formula}")
+            guards = tuple(P.Guard(expr(d), expr(w), csite) for d, w in getattr(c, "guards", ()))
+            columns.append(P.Column(c.name, expr(c.expr), expr(c.initial), csite, guards))
+        aggs = tuple((name, a.kind, a.column) for name, a in sorted(m.aggregates.items()) if a.table == table.name)
+        return P.Loop(table.name, expr(table.rows), table.rows_text, table.max_rows, tuple(columns), aggs, P.Site(table.loc, f"table {table.name}"))
+
+    def tables_for(self, exprs, body: list) -> None:
+        """Loop every table whose aggregates these expressions use, if not looped yet in this scope."""
+        for e in exprs:
+            for name in sorted(P.refs(e)):
+                t = self.by_aggregate.get(name)
+                if t is not None and t not in self.looped:
+                    self.looped.add(t)
+                    body.append(self.loop(self.model.tables[t]))
+
+    def step(self, s: Step, body: list) -> None:
+        if s.method == "define":
+            name = s.unknowns[0]
+            e = expr(s.candidates[0][name])
+            self.tables_for([e], body)
+            body.append(P.Assign(name, e, site(s.equations[0])))
+            body.append(P.Check(name, site(s.equations[0])))
+        elif s.method == "solve":
+            try:
+                cands = tuple(tuple(expr(c[n]) for n in s.unknowns) for c in s.candidates)
+            except Unlowerable:
+                return self.search(s, body)
+            self.tables_for([e for c in cands for e in c], body)
+            body.append(P.Pick(s.unknowns, cands, site(s.equations[0])))
+        else:
+            self.search(s, body)
+        for eq in s.equations:
+            body.extend(_guards(eq))
+
+    def search(self, s: Step, body: list) -> None:
+        m = self.model
+        defs, tears, residuals = tear(m, s)
+        outer = self.looped
+        self.looped = set()  # tables inside the search are recomputed at each trial point
+        inner: list = []
+        for name, e, eq in defs:
+            pe = expr(e)
+            self.tables_for([pe], inner)
+            inner.append(P.Assign(name, pe, site(eq)))
+        res = tuple(expr(eq.residual) for eq in residuals)
+        self.tables_for(res, inner)
+        self.looped = outer | {t for t in self.looped if all(v not in tears for v in m.tables[t].inputs)}
+        starts = tuple(expr(m.variables[t].default) if m.variables[t].default is not None else None for t in tears)
+        body.append(P.Search(tuple(tears), starts, tuple(inner), res, site(residuals[0] if residuals else s.equations[0])))
+
+
+def _fraction(x) -> Fraction | None:
+    return None if x is None else Fraction(int(sp.Rational(x).p), int(sp.Rational(x).q))
+
+
+@lru_cache(maxsize=4096)
+def domain_of(v: Variable) -> P.Domain:
+    d = v.domain
+    return P.Domain(d.kind, d.integer, _fraction(d.lo), _fraction(d.hi), d.describe(v), v.unit, _fraction(v.factor))
+
+
+def domain(model: Model, name: str) -> P.Domain:
+    return domain_of(model.variables[name])
+
+
+@lru_cache(maxsize=1024)
+def lower(plan: Plan) -> P.Program:
+    m = plan.model
+    low = _Lowerer(m)
+    body: list = []
+    for s in plan.steps:
+        low.step(s, body)
+    for name, t in m.tables.items():  # tables no step needed are still part of the solution
+        if name not in low.looped:
+            body.append(low.loop(t))
+    outputs = tuple(n for s in plan.steps for n in s.unknowns)
+    numeric = tuple(n for s in plan.steps if s.method == "numeric" for n in s.unknowns)
+    inputs = tuple(sorted(plan.known)) + tuple(m.params)
+    return P.Program(m.name, inputs, tuple(body), outputs, {n: domain(m, n) for n in m.variables}, numeric, tuple(m.tables))
+
+
+@lru_cache(maxsize=256)
+def defaults(model: Model) -> tuple[P.Assign, ...]:
+    """Each input's default as an assignment from the parameters (catalog values, imported values)."""
+    return tuple(P.Assign(n, expr(v.default), P.Site(v.loc, f"the default of {n}")) for n, v in model.variables.items() if v.default is not None)

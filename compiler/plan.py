@@ -1,0 +1,108 @@
+"""Planning with SymPy: per block of the structural analysis, a closed form or a numeric tear.
+
+A plan depends only on which variables are known (the query's shape), so it is
+made once per shape and cached. SymPy rearranges each block where it can
+(several closed forms when the block has several roots); a block through ceil,
+floor, min/max, a condition or a table aggregate has no closed form we trust, and
+is torn instead: explicit definitions plus the few tear variables a bracketed
+search runs over. This is the only place that solves with SymPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import networkx as nx
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from .analysis import Block, plan_blocks
+from .ir import Equation, Model
+
+NOT_INVERTIBLE = (sp.Piecewise, sp.Min, sp.Max, sp.ceiling, sp.floor, sp.Abs, AppliedUndef)
+
+
+@dataclass(frozen=True, eq=False)  # identity: plans are made once per query shape (make_plan is cached)
+class Step:
+    """One block of the plan: what it computes, from which equations, and how."""
+
+    unknowns: tuple[str, ...]
+    equations: tuple[Equation, ...]
+    method: str  # 'define' (x = expr as written), 'solve' (SymPy rearranged it), 'numeric'
+    candidates: tuple[dict[str, sp.Expr], ...] = ()  # closed forms; several when SymPy finds several roots
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    model: Model
+    known: frozenset[str]
+    steps: tuple[Step, ...]
+    extra: tuple[Equation, ...] = ()  # equations the query adds (a question's boundary)
+
+
+@lru_cache(maxsize=1024)
+def make_plan(model: Model, known: frozenset[str], extra: tuple[Equation, ...] = ()) -> Plan:
+    steps = tuple(_plan_block(model, b) for b in plan_blocks(model, known, extra))
+    return Plan(model, known, steps, extra)
+
+
+def _involved_in_non_invertible(expr: sp.Expr, syms: set) -> bool:
+    return any(isinstance(node, NOT_INVERTIBLE) and node.free_symbols & syms for node in sp.preorder_traversal(expr))
+
+
+def _plan_block(model: Model, block: Block) -> Step:
+    syms = [model.variables[n].sym for n in block.unknowns]
+    if len(block.equations) == 1:
+        eq, sym = block.equations[0], syms[0]
+        for a, b in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+            if a == sym and sym not in b.free_symbols:
+                return Step(block.unknowns, block.equations, "define", ({block.unknowns[0]: b},))
+    residuals = [eq.residual for eq in block.equations]
+    if any(_involved_in_non_invertible(r, set(syms)) for r in residuals):
+        return Step(block.unknowns, block.equations, "numeric")
+    try:
+        found = sp.solve(residuals, syms, dict=True, check=False)  # roots are filtered by domain when evaluated
+    except (NotImplementedError, ValueError, TypeError):
+        found = []
+    found = [s for s in found if all(sym in s for sym in syms)]
+    if not found:
+        return Step(block.unknowns, block.equations, "numeric")
+    by_name = tuple({n: s[sym] for n, sym in zip(block.unknowns, syms)} for s in found)
+    return Step(block.unknowns, block.equations, "solve", by_name)
+
+
+def tear(model: Model, step: Step) -> tuple[list[tuple[str, sp.Expr, Equation]], list[str], list[Equation]]:
+    """Split a block into explicit definitions, tear variables and residual equations.
+
+    Equations written as `x = expr` define x from the tear variables; the others are
+    residuals. A numeric search then runs over the tear variables only (often one),
+    evaluating the definitions in order, so ceil/floor and tables inside a loop stay
+    cheap and bracketable.
+    """
+    unknowns = set(step.unknowns)
+    syms = {model.variables[n].sym: n for n in step.unknowns}
+    defs: dict[str, tuple[Equation, sp.Expr]] = {}
+    for eq in step.equations:
+        for a, b in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+            if a in syms and syms[a] not in defs and a not in b.free_symbols:
+                defs[syms[a]] = (eq, b)
+                break
+    while True:
+        g = nx.DiGraph()
+        g.add_nodes_from(defs)
+        for n, (_, expr) in defs.items():
+            g.add_edges_from((syms[s], n) for s in expr.free_symbols if s in syms and syms[s] in defs)
+        try:
+            order = list(nx.lexicographical_topological_sort(g))
+            break
+        except nx.NetworkXUnfeasible:
+            cycle = [u for u, _ in nx.find_cycle(g)]
+            drop = max(cycle, key=lambda n: defs[n][0].index)
+            del defs[drop]
+    used = {id(eq) for eq, _ in defs.values()}
+    residuals = [eq for eq in step.equations if id(eq) not in used]
+    tears = [n for n in step.unknowns if n not in defs]
+    if len(tears) != len(residuals):  # no clean split: search over every unknown
+        return [], list(step.unknowns), list(step.equations)
+    return [(n, defs[n][1], defs[n][0]) for n in order if n in unknowns], tears, residuals

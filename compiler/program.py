@@ -1,0 +1,224 @@
+"""The lowered program: what the solver runs and what the code backends print.
+
+A Plan (SymPy's closed forms and numeric tears) is lowered once into these frozen
+nodes, which hold no SymPy: expressions are a small tree of numbers, names,
+arithmetic, calls, comparisons and choices; statements assign, check domains and
+divisors, pick a root among candidates, search a bracket, and loop over a table's
+rows. `run.py` executes a Program with exact rationals where the model is
+rational (floats where it is not); the Python, NumPy and Excel backends print the
+same nodes. Every statement carries the place in the model it comes from, so an
+error found while running names the equation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .errors import Loc
+
+# --- expressions ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Num:
+    value: Fraction  # exact
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    name: str  # 'pi' | 'E'
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    name: str  # a variable, parameter ('gpu.memory_bandwidth'), column ('t.col', 't.prev.col', 't.i') or aggregate
+
+
+@dataclass(frozen=True, slots=True)
+class Add:
+    args: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Mul:
+    args: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Pow:
+    base: object
+    exp: object
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    fn: str  # one of FUNCTIONS
+    args: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Cmp:
+    op: str  # '<' '<=' '>' '>=' '==' '!='
+    left: object
+    right: object
+
+
+@dataclass(frozen=True, slots=True)
+class Logic:
+    op: str  # 'and' | 'or' | 'not'
+    args: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """if/elif/else: the first piece whose condition holds (the last condition is always true)."""
+
+    pieces: tuple  # ((value, condition), ...)
+
+
+Expr = Num | Const | Ref | Add | Mul | Pow | Call | Cmp | Logic | Choice
+TRUE = Logic("and", ())
+
+# name -> arity (None: any); what every printer must print and the runner must run
+FUNCTIONS = {"floor": 1, "ceil": 1, "abs": 1, "sqrt": 1, "exp": 1, "log": 1, "min": None, "max": None, "lambertw": 2}
+
+
+def children(e) -> tuple:
+    if isinstance(e, (Add, Mul, Call, Logic)):
+        return e.args
+    if isinstance(e, Pow):
+        return (e.base, e.exp)
+    if isinstance(e, Cmp):
+        return (e.left, e.right)
+    if isinstance(e, Choice):
+        return tuple(x for piece in e.pieces for x in piece)
+    return ()
+
+
+def walk(e) -> Iterator:
+    """Every node of an expression, parents first (iterative: deep trees do not recurse)."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+def refs(e) -> set[str]:
+    return {n.name for n in walk(e) if isinstance(n, Ref)}
+
+
+# --- statements -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where a statement comes from, for messages: the model's place and its text ('line 65: a = b / c')."""
+
+    loc: Loc | None
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    name: str
+    expr: object
+    site: Site
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """A divisor the model writes must not be zero (SymPy may have cancelled it: a/a is 1)."""
+
+    divisor: object
+    when: object  # the condition under which the division is evaluated (an if() branch), TRUE otherwise
+    site: Site
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A computed value must lie in its variable's domain."""
+
+    name: str
+    site: Site
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """Several closed forms (roots) of one block: the one admissible set of values."""
+
+    names: tuple[str, ...]
+    candidates: tuple[tuple, ...]  # per candidate, an expression per name
+    site: Site
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """A numeric block: find the tear values that zero the residuals, running `body` at each trial point."""
+
+    tears: tuple[str, ...]
+    starts: tuple  # an expression (the default) or None, per tear
+    body: tuple  # statements computing the block's other unknowns from the tears
+    residuals: tuple  # expressions that vanish at the solution
+    site: Site
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    expr: object  # may use the table's index, previous row, this row's earlier columns and scalars
+    initial: object  # the value of prev.<name> in the first row
+    site: Site
+    guards: tuple = ()  # Guard statements evaluated in each row
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """A table: rows of columns, then its aggregates as named values."""
+
+    table: str
+    rows: object  # row count, an expression of scalars
+    rows_text: str
+    max_rows: int
+    columns: tuple[Column, ...]
+    aggregates: tuple[tuple[str, str, str | None], ...]  # (value name, kind, column)
+    site: Site
+
+
+Stmt = Assign | Guard | Check | Pick | Search | Loop
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """A variable's domain in base units, and how to describe it in messages."""
+
+    kind: str  # positive | nonnegative | real
+    integer: bool
+    lo: Fraction | None
+    hi: Fraction | None
+    text: str  # 'positive integer, at least 1'
+    unit: str  # display unit
+    factor: Fraction  # display -> base
+
+
+@dataclass(frozen=True, eq=False)  # identity: one program per plan (lower() is cached)
+class Program:
+    """A query shape's computation: from its inputs (known variables and parameters) to every unknown."""
+
+    model: str
+    inputs: tuple[str, ...]
+    body: tuple
+    outputs: tuple[str, ...]  # the unknowns, in solving order
+    domains: dict[str, Domain] = field(default_factory=dict)  # every variable of the model
+    numeric: tuple[str, ...] = ()  # unknowns found by a numeric search
+    tables: tuple[str, ...] = ()  # tables the program evaluates (also those only checks read)
+
+
+def statements(body) -> Iterator:
+    """Every statement, nested ones (inside searches) included."""
+    for s in body:
+        yield s
+        if isinstance(s, Search):
+            yield from statements(s.body)

@@ -1,0 +1,408 @@
+"""Running a Program: expressions compiled to closures, statements executed in order, no SymPy.
+
+Arithmetic is Python's own on exact Fractions (the model's decimals are exact), so
+a rational model computes exactly and rounding at exact integers stays exact;
+roots, logarithms and exponentials give floats. The rules that generated code must
+follow too (domains, picking a root, table rows, bracketed searches) are the
+runtime's (compiler/runtime/), called here and copied there. Anything that is not
+a finite real number where the model is evaluated raises SolveError at the
+statement's place, naming the values it used.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from . import program as P
+from .errors import SolveError
+from .runtime import values as V
+from .runtime.roots import NoRoot, bracket_root
+
+Env = dict
+Fn = Callable[[Env], object]
+
+_CMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+_CONST = {"pi": math.pi, "E": math.e, "I": 1j}
+_FAILURES = (ArithmeticError, ValueError, TypeError, V.ChainError)
+
+
+def _minmax(fn):
+    def f(*xs):
+        if any(isinstance(x, complex) or x != x for x in xs):
+            raise ValueError(f"{fn.__name__}() of a value that is not a real number")
+        return fn(xs)
+
+    return f
+
+
+_CALLS = {
+    "floor": V.floor,
+    "ceil": V.ceil,
+    "abs": abs,
+    "sqrt": V.sqrt,
+    "exp": V.exp,
+    "log": V.log,
+    "min": _minmax(min),
+    "max": _minmax(max),
+    "lambertw": V.lambertw,
+}
+
+
+def compile_expr(e: P.Expr) -> Fn:
+    """An expression as a closure over an environment of values (name -> number)."""
+    t = type(e)
+    if t is P.Num:
+        v = e.value.numerator if e.value.denominator == 1 else e.value
+        return lambda env: v
+    if t is P.Ref:
+        name = e.name
+        return lambda env: env[name]
+    if t is P.Const:
+        c = _CONST[e.name]
+        return lambda env: c
+    if t is P.Add:
+        fs = [compile_expr(a) for a in e.args]
+        if len(fs) == 2:
+            a, b = fs
+            return lambda env: a(env) + b(env)
+        return lambda env: _fold(operator.add, fs, env)
+    if t is P.Mul:
+        fs = [compile_expr(a) for a in e.args]
+        if len(fs) == 2:
+            a, b = fs
+            return lambda env: a(env) * b(env)
+        return lambda env: _fold(operator.mul, fs, env)
+    if t is P.Pow:
+        base = compile_expr(e.base)
+        if type(e.exp) is P.Num and e.exp.value == -1:
+            return lambda env: _reciprocal(base(env))
+        if type(e.exp) is P.Num and e.exp.value.denominator == 1 and abs(e.exp.value) <= 64:
+            n = e.exp.value.numerator
+            return lambda env: _small_power(base(env), n)
+        ex = compile_expr(e.exp)
+        return lambda env: V.power(base(env), ex(env))
+    if t is P.Call:
+        fn = _CALLS[e.fn]
+        fs = [compile_expr(a) for a in e.args]
+        if len(fs) == 1:
+            (a,) = fs
+            return lambda env: fn(a(env))
+        return lambda env: fn(*[f(env) for f in fs])
+    if t is P.Cmp:
+        op, a, b = _CMP[e.op], compile_expr(e.left), compile_expr(e.right)
+        return lambda env: _compare(op, a(env), b(env))
+    if t is P.Logic:
+        fs = [compile_expr(a) for a in e.args]
+        if e.op == "not":
+            (a,) = fs
+            return lambda env: not a(env)
+        if e.op == "and":
+            return lambda env: all(f(env) for f in fs)
+        return lambda env: any(f(env) for f in fs)
+    if t is P.Choice:
+        pieces = [(compile_expr(v), compile_expr(c)) for v, c in e.pieces]
+        return lambda env: _choose(pieces, env)
+    raise TypeError(f"no runner for {t.__name__}")
+
+
+def _fold(op, fs, env):
+    v = fs[0](env)
+    for f in fs[1:]:
+        v = op(v, f(env))
+    return v
+
+
+def _reciprocal(x):
+    if isinstance(x, int):
+        return Fraction(1, x)
+    return 1 / x
+
+
+def _small_power(x, n: int):
+    if isinstance(x, int) and n < 0:
+        return Fraction(x) ** n
+    return x**n
+
+
+def _compare(op, a, b) -> bool:
+    for x in (a, b):
+        if isinstance(x, complex) or x != x:
+            raise ValueError("a comparison of a value that is not a real number")
+    return op(a, b)
+
+
+def _choose(pieces, env):
+    for value, cond in pieces:
+        if cond(env):
+            return value(env)
+    raise ValueError("no branch of a condition holds")
+
+
+# --- statements ---------------------------------------------------------------------------------------
+
+
+def _problem(e: BaseException) -> str:
+    if isinstance(e, ZeroDivisionError):
+        return "divides by zero"
+    if isinstance(e, V.ChainError):
+        return e.message
+    if isinstance(e, OverflowError):
+        return f"overflows ({e})" if str(e) else "overflows"
+    text = str(e)
+    return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+
+
+def fail(site: P.Site, message: str, hint: str = "", env: Env | None = None, names=()) -> SolveError:
+    """A located error; with the values of the names the statement reads."""
+    shown = [f"{n} = {V.shown(env[n])}" for n in sorted(names) if env is not None and n in env][:6]
+    where = f"{site.what}" + (f" (with {', '.join(shown)}, base units)" if shown else "")
+    return SolveError(f"{message}: {where}" if message else where, site.loc, hint or "check the inputs, or the equation's domain")
+
+
+def _value(v, what: str):
+    """A statement's result: a finite real number (exact ints and Fractions pass as they are)."""
+    if isinstance(v, bool):
+        return int(v)
+    return V.real(v, what)
+
+
+@dataclass(frozen=True)
+class Result:
+    values: dict  # name -> number (base units)
+    tables: dict  # table -> list of rows (column -> number)
+
+
+class Runner:
+    """A Program compiled once: call it with the inputs' values (base units)."""
+
+    def __init__(self, program: P.Program):
+        self.program = program
+        self.domains = program.domains
+        self.body = [self._compile(s) for s in program.body]
+
+    def __call__(self, inputs: Env) -> Result:
+        env: Env = dict(inputs)
+        tables: dict = {}
+        for run in self.body:
+            run(env, tables)
+        return Result(env, tables)
+
+    # each statement becomes a function (env, tables) -> None
+    def _compile(self, s):
+        return getattr(self, "_" + type(s).__name__.lower())(s)
+
+    def _assign(self, s: P.Assign):
+        f, name, names = compile_expr(s.expr), s.name, P.refs(s.expr)
+
+        def run(env, tables):
+            try:
+                env[name] = _value(f(env), name)
+            except _FAILURES as e:
+                raise fail(s.site, f"{name} {_problem(e)}" if isinstance(e, V.ChainError) else f"the value of {name} {_problem(e)}", "", env, names) from None
+
+        return run
+
+    def _guard(self, s: P.Guard):
+        d, w, names = compile_expr(s.divisor), compile_expr(s.when), P.refs(s.divisor)
+
+        def run(env, tables):
+            try:
+                zero = w(env) and d(env) == 0
+            except _FAILURES:
+                return  # the value itself failed already, or will be reported where it is computed
+            if zero:
+                raise fail(s.site, "division by zero", "a divisor the equation writes is zero at the solution", env, names)
+
+        return run
+
+    def _check(self, s: P.Check):
+        name, dom = s.name, self.domains[s.name]
+
+        def run(env, tables):
+            v = env[name]
+            if not V.admits(v, dom.kind, dom.lo, dom.hi):
+                shown = f"{name} = {V.shown(v / dom.factor)} {dom.unit}".rstrip()
+                raise SolveError(f"{shown} is outside its domain ({dom.text})", s.site.loc, f"from {s.site.what}; check the inputs")
+
+        return run
+
+    def _pick(self, s: P.Pick):
+        cands = [[compile_expr(e) for e in c] for c in s.candidates]
+        names = s.names
+        doms = [(self.domains[n].kind, self.domains[n].lo, self.domains[n].hi) for n in names]
+
+        def run(env, tables):
+            options = []
+            for c in cands:
+                try:
+                    options.append(tuple(f(env) for f in c))
+                except _FAILURES:
+                    options.append(None)
+            try:
+                chosen = V.pick(options, ", ".join(names), doms, s.site.what)
+            except V.ChainError as e:
+                shown = "; ".join(", ".join(f"{n} = {V.shown(v / self.domains[n].factor)}" for n, v in zip(names, o)) for o in options if o is not None)
+                hint = f"the roots ({shown}) fall outside the domain ({', '.join(self.domains[n].text for n in names)})" if "no admissible" in e.message else e.hint
+                raise SolveError(e.message, s.site.loc, hint) from None
+            for n, v in zip(names, chosen):
+                env[n] = _value(v, n)
+
+        return run
+
+    def _loop(self, s: P.Loop):
+        rows_f = compile_expr(s.rows)
+        cols = [(c.name, compile_expr(c.expr), compile_expr(c.initial), c, [(compile_expr(g.divisor), compile_expr(g.when)) for g in c.guards]) for c in s.columns]
+        t = s.table
+        index, names = f"{t}.i", [c.name for c in s.columns]
+        keys = {n: f"{t}.{n}" for n in names}
+        prev = {n: f"{t}.prev.{n}" for n in names}
+        aggs = [(name, kind, col) for name, kind, col in s.aggregates]
+
+        def run(env, tables):
+            try:
+                n = V.rows(rows_f(env), t, s.rows_text, s.max_rows)
+            except V.ChainError as e:
+                raise SolveError(e.message, s.site.loc, e.hint) from None
+            except _FAILURES as e:
+                raise fail(s.site, f"the row count {_problem(e)}", "", env, P.refs(s.rows)) from None
+            scope = dict(env)
+            for name, _, init, c, _ in cols:
+                try:
+                    scope[prev[name]] = _value(init(env), f"the initial {name}")
+                except _FAILURES as e:
+                    raise fail(c.site, f"the initial value {_problem(e)}") from None
+            out = []
+            for i in range(1, n + 1):
+                scope[index] = i
+                row = {}
+                for name, f, _, c, guards in cols:
+                    try:
+                        v = _value(f(scope), name)
+                        for d, w in guards:
+                            if w(scope) and d(scope) == 0:
+                                raise ZeroDivisionError
+                    except _FAILURES as e:
+                        raise fail(c.site, f"row {i}: {name} {_problem(e)}") from None
+                    scope[keys[name]] = row[name] = v
+                out.append(row)
+                for name in names:
+                    scope[prev[name]] = row[name]
+            tables[t] = out
+            for name, kind, col in aggs:
+                try:
+                    env[name] = V.aggregate(kind, [r[col] for r in out] if col else out, f"{kind}({t}.{col})" if col else f"count({t})")
+                except V.ChainError as e:
+                    raise SolveError(e.message, s.site.loc, e.hint) from None
+
+        return run
+
+    def _search(self, s: P.Search):
+        body = [self._compile(x) for x in s.body]
+        residuals = [compile_expr(r) for r in s.residuals]
+        starts = [compile_expr(x) if x is not None else None for x in s.starts]
+        tears = s.tears
+
+        def trial(env, tables, xs) -> tuple[Env, list]:
+            sub = dict(env)
+            for n, x in zip(tears, xs):
+                sub[n] = x
+            for run in body:
+                run(sub, tables)
+            return sub, [float(_value(r(sub), "the residual")) for r in residuals]
+
+        def run(env, tables):
+            start_values = []
+            for f in starts:
+                try:
+                    start_values.append(float(f(env)) if f is not None else None)
+                except _FAILURES:
+                    start_values.append(None)
+            if len(tears) == 1:
+                x = self._root_1d(s, lambda x: _quiet(lambda: trial(env, {}, [_exact(x)])[1][0]), start_values[0])
+                xs = [_exact(x)]
+            else:
+                xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, {}, [_exact(x) for x in v])[1], len(residuals)), start_values)
+            final, _ = trial(env, tables, xs)
+            env.update(final)
+
+        return run
+
+    def _root_1d(self, s: P.Search, f, start):
+        name = s.tears[0]
+        dom = self.domains[name]
+        try:
+            return bracket_root(f, start, float(dom.factor), dom.kind, _float(dom.lo), _float(dom.hi))
+        except NoRoot as e:
+            unit = dom.unit
+            if e.jump is None:
+                span = f"{V.shown(e.low / float(dom.factor))} to {V.shown(e.high / float(dom.factor))} {unit}".rstrip()
+                raise SolveError(f"no value of {name} solves {s.site.what}", s.site.loc, f"searched {name} from {span} and the two sides never crossed") from None
+            at = f"{name} = {V.shown(e.jump / float(dom.factor))} {unit}".rstrip()
+            raise SolveError(
+                f"no value of {name} makes {s.site.what.replace(': ', ' hold exactly: ', 1)}",
+                s.site.loc,
+                f"the two sides jump past each other at {at} (a step of ceil, floor or a condition); ask a question with such_that: instead",
+            ) from None
+
+    def _root_nd(self, s: P.Search, f, starts):
+        import mpmath  # only numeric blocks of several unknowns need it
+
+        guess = [x if x is not None else float(self.domains[n].factor) for n, x in zip(s.tears, starts)]
+        try:
+            root = mpmath.findroot(f, guess, tol=1e-24)
+        except (ValueError, ZeroDivisionError) as e:
+            raise SolveError(f"no numeric solution for {', '.join(s.tears)} jointly: {e}", s.site.loc, "give better defaults as starting points, or reformulate") from None
+        return [_exact(float(r)) for r in (root if len(s.tears) > 1 else [root])]
+
+
+def _exact(x: float):
+    return Fraction(x) if math.isfinite(x) else x
+
+
+def _float(x):
+    return None if x is None else float(x)
+
+
+def _quiet(f) -> float:
+    """A residual at a trial point; a point where the model has no value is nan (stepped over)."""
+    try:
+        return f()
+    except (SolveError, *_FAILURES):
+        return math.nan
+
+
+def _quiet_vec(f, n: int) -> list:
+    try:
+        return f()
+    except (SolveError, *_FAILURES):
+        return [math.nan] * n
+
+
+@lru_cache(maxsize=1024)
+def runner(program: P.Program) -> Runner:
+    return Runner(program)
+
+
+@lru_cache(maxsize=4096)
+def _compiled(e: P.Expr) -> Fn:
+    return compile_expr(e)
+
+
+def evaluate(e: P.Expr, env: Env):
+    """One expression at some values (a check's relation, a question's condition)."""
+    return _compiled(e)(env)
+
+
+@lru_cache(maxsize=4096)
+def _assigner(s: P.Assign):
+    return Runner(P.Program("", (), (), ()))._assign(s)
+
+
+def run_assign(s: P.Assign, env: Env) -> None:
+    """One assignment into env (an input's default from catalog values)."""
+    _assigner(s)(env, {})
