@@ -62,7 +62,7 @@ def build(reports: list[Report], catalog: CatalogReport, fmt: str, options: Buil
         if failed and not (options.gpu or options.llm):  # the card's numbers hold for the model's own hardware only
             bad = next(line for line in failed[0].lines if not line.startswith("ok"))
             raise CheckFailed(f"{len(failed)} check(s) of {r.model.name} failed: {bad}", failed[0].check.loc, f"run: chainc check {r.source}")
-        for q, a in r.answers.items():
+        for a in r.answers.values():
             if isinstance(a, ChaincError):
                 raise a
     written = []
