@@ -421,11 +421,21 @@ def cmd_build(args, project: Project, out: Console) -> int:
 
 
 def cmd_plot(args, project: Project, out: Console) -> int:
-    from .backends.plot import plot
+    from .backends.plot import FORMATS, plot
+    from .sweep import run_sweep
 
     _nonempty(args, "gpu", "llm", "sweep", "output")
     _hardware(project, args)
-    path = plot(project, project.model(args.model), Path(args.output), sweep=args.sweep, gpu=args.gpu, llm=args.llm)
+    model = project.model(args.model)
+    if Path(args.output).suffix.lower() not in FORMATS:
+        raise ArgumentError(f"cannot draw to '{Path(args.output).name}'", None, "write FILE.png, FILE.svg or FILE.pdf")
+    if not model.sweeps:
+        raise ArgumentError(f"model '{model.name}' has no sweep to draw", model.loc, "add one under sweeps: (see models/goodput.yaml)")
+    name = args.sweep or next(iter(model.sweeps))
+    if name not in model.sweeps:
+        raise ArgumentError(f"model '{model.name}' has no sweep '{name}'", None, f"sweeps: {', '.join(model.sweeps)}")
+    result = run_sweep(model, model.sweeps[name], project.catalog, args.gpu if model.gpu else None, args.llm if model.llm else None)
+    path = plot(model, result, Path(args.output))
     if args.json:
         print(json.dumps({"written": [str(path)]}, indent=2))
     else:

@@ -19,12 +19,13 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.printing.str import StrPrinter
 
-from .checks import within
+from .checks import CheckOutcome
 from .errors import ChaincError
 from .format import fmt
 from .ir import Check, Model, Quantity, Question, Variable
-from .solve import Answer, Evaluator, Solution, ask, solve
-from .sweep import SweepResult, run_sweep
+from .report import Report
+from .solve import Answer, Solution
+from .sweep import SweepResult
 
 # --- the structure ----------------------------------------------------------------------------------
 
@@ -305,7 +306,6 @@ def derive(solution: Solution, only: set[str] | None = None) -> list[Step]:
     steps = list(solution.plan.steps)
     if only is not None:
         steps = _needed(m, steps, only)
-    ev = Evaluator(m, solution.values)
     by_sym = {q.sym: q for q in (*m.variables.values(), *m.params.values())}
     out = []
     for k, st in enumerate(steps, 1):
@@ -326,7 +326,7 @@ def derive(solution: Solution, only: set[str] | None = None) -> list[Step]:
                     sym = _aggregate_symbol(m, node)
                     mapping[node] = sym
                     agg = m.aggregates[node.func.__name__]
-                    value = ev(node)
+                    value = solution.values[node.func.__name__]
                     if agg.column:
                         col = next(c for c in m.tables[agg.table].columns if c.name == agg.column)
                         values[sym] = shown(col, value)
@@ -384,8 +384,7 @@ def closed_form(solution: Solution, name: str) -> sp.Expr | None:
     return expr
 
 
-def _question(model: Model, q: Question, project, gpu, llm) -> QuestionView:
-    a = ask(model, q.name, gpu=gpu, llm=llm, project=project)
+def _question(model: Model, q: Question, a: Answer) -> QuestionView:
     var = model.variables[q.find]
     steps: tuple[Step, ...] = ()
     form = None
@@ -396,50 +395,29 @@ def _question(model: Model, q: Question, project, gpu, llm) -> QuestionView:
             form = None  # nothing more to say
     b = shown(var, a.boundary)
     v = shown(var, a.value, var.digits)
-    if q.step and a.how.startswith(("floor", "ceiling")):
-        kind = "floor" if a.how.startswith("floor") else "ceiling"
-        rounding = Rounding(kind, shown(var, q.step), b, v, "one step back" in a.how)
-    elif a.how and a.how != "the boundary":
+    r = a.rounding
+    if r.how in ("floor", "ceiling"):
+        rounding = Rounding(r.how, shown(var, r.step), b, v, r.stepped_back)
+    elif r.how == "edge":
         rounding = Rounding("edge", None, b, v)
     else:
         rounding = Rounding("none", None, b, v)
     return QuestionView(q, var, steps, form, rounding, a)
 
 
-def _check(model: Model, c: Check, project, gpu, llm) -> CheckView:
-    """A check's comparisons, structured (checks.run_check decides the same way)."""
+def _check(model: Model, o: CheckOutcome) -> CheckView:
+    """A check's comparisons as the sheet shows them (the Report's outcome)."""
+    c = o.check
     given = tuple((n, shown(model.variables[n], v)) for n, v in c.given)
-    try:
-        if c.question:
-            a = ask(model, c.question, dict(c.given), gpu=gpu, llm=llm, project=project)
-            solution, values = a.solution, {**a.solution.values, c.question: a.value}
-        else:
-            solution = solve(model, dict(c.given), gpu=gpu, llm=llm, project=project)
-            values = solution.values
-    except ChaincError as e:
-        return CheckView(c, given, (), None, False, e.message)
-    expected = []
-    for e in c.expect:
-        var = model.variables[e.name]
-        got = values[c.question] if c.question else values[e.name]
-        label = f"{c.question}: {e.name}" if c.question else e.name
-        expected.append(Expected(label, e.written, shown(var, got), bool(within(got, e.value, e.abs_tol, e.rel_tol))))
-    that_ok = None
-    if c.that is not None:
-        ev = Evaluator(model, solution.values)
-        if isinstance(c.that, sp.Eq):
-            a_, b_ = ev(c.that.lhs), ev(c.that.rhs)
-            that_ok = bool(within(a_, b_, None, sp.Rational(1, 10**9)) or a_ == b_)
-        else:
-            that_ok = bool(ev(c.that))
-    ok = all(x.ok for x in expected) and that_ok is not False
-    return CheckView(c, given, tuple(expected), that_ok, ok)
+    if o.error is not None:
+        return CheckView(c, given, (), None, False, o.error.message)
+    expected = tuple(Expected(e.label.replace(" -> ", ": "), e.written, shown(model.variables[e.name], e.got), e.ok) for e in o.expected)
+    return CheckView(c, given, expected, o.that_ok, o.ok)
 
 
-def sheet(model: Model, project, gpu: str | None = None, llm: str | None = None, sweeps: bool = True) -> Sheet:
-    """Everything a derivation sheet shows, for the model's own hardware or the one given."""
-    gpu, llm = (gpu if model.gpu else None), (llm if model.llm else None)
-    s = solve(model, gpu=gpu, llm=llm, project=project)
+def sheet(report: Report, sweeps: bool = True) -> Sheet:
+    """Everything a derivation sheet shows, from one Report (the model on its hardware or the one chosen)."""
+    model, s = report.model, report.solution
     catalog = []
     for kind, entry in (("gpu", s.gpu), ("llm", s.llm)):
         if entry is None:
@@ -448,7 +426,7 @@ def sheet(model: Model, project, gpu: str | None = None, llm: str | None = None,
         catalog.append(CatalogUse(kind, entry.id, entry.title, vals))
     for alias, other in model.imports:
         vals = tuple((n, p.latex, p.description, shown(p, s.values[n])) for n, p in sorted(model.params.items()) if p.source == alias)
-        catalog.append(CatalogUse(alias, other, project.model(other).title, vals))
+        catalog.append(CatalogUse(alias, other.name, other.title, vals))
     inputs = []
     for n, v in model.variables.items():
         if n not in s.plan.known:
@@ -462,10 +440,15 @@ def sheet(model: Model, project, gpu: str | None = None, llm: str | None = None,
         t = model.tables[name]
         cells = tuple(tuple(fmt(c.to_display(r[c.name])) for c in t.columns) for r in rows)
         tables.append(TableView(name, t.about, t.columns, cells))
-    questions = [_question(model, q, project, gpu, llm) for q in model.questions.values()]
-    checks = [_check(model, c, project, gpu, llm) for c in model.checks]
-    results = [run_sweep(model, sw, project, gpu=gpu, llm=llm) for sw in model.sweeps.values()] if sweeps else []
-    return Sheet(model, s, catalog, inputs, derive(s), tables, questions, checks, results, gpu, llm)
+    questions = []
+    for name, q in model.questions.items():
+        a = report.answers[name]
+        if isinstance(a, ChaincError):
+            raise a
+        questions.append(_question(model, q, a))
+    checks = [_check(model, o) for o in report.checks]
+    results = list(report.sweeps.values()) if sweeps else []
+    return Sheet(model, s, catalog, inputs, derive(s), tables, questions, checks, results, s.gpu.id if s.gpu else None, s.llm.id if s.llm else None)
 
 
 # --- plain text: `chainc solve --explain` -----------------------------------------------------------

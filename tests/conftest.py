@@ -10,3 +10,11 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="session")
 def project() -> Project:
     return Project(ROOT)
+
+
+def reports(project: Project, names: list[str], **options):
+    """The Reports a build makes of these models (what backends print)."""
+    from chainc.backends import BuildOptions
+    from chainc.build import reports_for
+
+    return reports_for(project, names, BuildOptions(Path("."), **options))[0]

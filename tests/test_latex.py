@@ -10,6 +10,7 @@ import pytest
 
 from chainc.backends import BuildOptions, Unavailable, latex
 from chainc.backends.latex_print import latex_escape, name_tex, safe_symbol, si_unit
+from tests.conftest import reports
 from tests.tools import require
 
 # The card's numbers, in the forms the sheet prints them (4 significant figures, thousands separated).
@@ -30,8 +31,7 @@ def built(project, tmp_path_factory):
     """Every model's sheet and chains.tex, compiled once for the module."""
     require("pdflatex", "pdftotext", "pdftoppm")
     out = tmp_path_factory.mktemp("exports")
-    models = [project.model(n) for n in project.model_names()]
-    result = latex.build_documents(project, models, "pdf", BuildOptions(out))
+    result = latex.build_documents(reports(project, project.model_names()), "pdf", BuildOptions(out))
     return out, result
 
 
@@ -93,16 +93,16 @@ def test_page_one_is_not_blank(built, tmp_path):
 
 
 def test_tex_is_deterministic(project, tmp_path):
-    models = [project.model(n) for n in ("goodput", "hol-blocking")]
-    a, _ = latex.render(project, models, BuildOptions(tmp_path / "a"))
-    b, _ = latex.render(project, models, BuildOptions(tmp_path / "b"))
+    rs = reports(project, ["goodput", "hol-blocking"])
+    a, _ = latex.render(rs, BuildOptions(tmp_path / "a"))
+    b, _ = latex.render(rs, BuildOptions(tmp_path / "b"))
     assert a == b
     assert set(a) == {"goodput.tex", "hol-blocking.tex", "chains.tex", "figures/goodput-batch.pdf"}
 
 
 def test_pdf_is_reproducible(project, tmp_path):
     require("pdflatex")
-    files, _ = latex.render(project, [project.model("littles-law")], BuildOptions(tmp_path))
+    files, _ = latex.render(reports(project, ["littles-law"]), BuildOptions(tmp_path))
     one = latex.compile_documents(files, ["littles-law"], tmp_path / "one")
     two = latex.compile_documents(files, ["littles-law"], tmp_path / "two")
     assert one["littles-law"].pdf == two["littles-law"].pdf
@@ -114,12 +114,12 @@ def test_no_tex_means_unavailable(project, tmp_path, monkeypatch):
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
     with pytest.raises(Unavailable) as e:
-        latex.build(project, [project.model("littles-law")], "pdf", BuildOptions(tmp_path / "out"))
+        latex.build(reports(project, ["littles-law"]), None, "pdf", BuildOptions(tmp_path / "out"))
     assert "pdflatex is not installed" in e.value.message
     assert "apt-get install texlive-latex-base" in e.value.hint
     assert not (tmp_path / "out").exists()  # nothing written
     # tex needs no tool
-    written = latex.build(project, [project.model("littles-law")], "tex", BuildOptions(tmp_path / "out"))
+    written = latex.build(reports(project, ["littles-law"]), None, "tex", BuildOptions(tmp_path / "out"))
     assert sorted(p.name for p in written) == ["chains.tex", "littles-law.tex"]
 
 
@@ -162,8 +162,7 @@ def test_model_text_is_typeset_literally_and_runs_nothing(project, tmp_path):
     require("pdflatex", "pdftotext")
     path = tmp_path / "nasty.yaml"
     path.write_text(NASTY_MODEL)
-    model = project.model(str(path))
-    files, names = latex.render(project, [model], BuildOptions(tmp_path / "out"))
+    files, names = latex.render(reports(project, [str(path)]), BuildOptions(tmp_path / "out"))
     tex = files["nasty.tex"].decode()
     assert "\\input{" not in tex and "\\write18" not in tex and "\\immediate" not in tex
     work = tmp_path / "work"
@@ -266,8 +265,7 @@ def test_loops_numeric_steps_long_lines_and_long_tables(project, tmp_path):
     require("pdflatex", "pdftotext")
     path = tmp_path / "shapes.yaml"
     path.write_text(SHAPES)
-    model = project.model(str(path))
-    files, names = latex.render(project, [model], BuildOptions(tmp_path / "out"))
+    files, names = latex.render(reports(project, [str(path)]), BuildOptions(tmp_path / "out"))
     tex = files["shapes.tex"].decode()
     assert "algebraic loop" in tex and "Solving jointly for" in tex
     assert "solved numerically" in tex

@@ -10,6 +10,7 @@ import pytest
 from chainc import Project
 from chainc.cli import main
 from chainc.project import bundled_root
+from chainc.solve import entry_values
 
 from .conftest import ROOT
 
@@ -114,7 +115,7 @@ def test_project_hardware_overrides_the_bundled_entry(user, capsys):
     (gpus / "tpu-x.yaml").write_text(text.replace("id: h100-sxm", "id: tpu-x").replace("title: ", "title: Tiny ", 1))
     p = Project()
     assert p.catalog.entry("gpu", "h100-sxm").title.startswith("Our ")
-    assert p.catalog.entry("gpu", "h100-sxm").values["memory_bandwidth"] == 4 * 10**12 * 8
+    assert entry_values(p.catalog.entry("gpu", "h100-sxm"))["memory_bandwidth"] == 4 * 10**12 * 8
     assert "tpu-x" in p.catalog.ids("gpu")
     code, out, _ = run(capsys, "list")
     assert code == 0

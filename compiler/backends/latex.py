@@ -30,6 +30,7 @@ from ..derivation import Sheet, Shown, Step, sheet
 from ..errors import ChaincError
 from ..format import fmt
 from ..ir import Model
+from ..report import CatalogReport, Report
 from . import BuildOptions, Unavailable, write_atomic
 from .latex_print import SheetPrinter, Tex, broken, latex_escape, number_tex, quantity_tex, symbol_tex, unit_tex
 
@@ -269,19 +270,11 @@ def _checks_view(model: Model, s: Sheet) -> list[dict]:
     return out
 
 
-def _source(model: Model, project) -> str:
-    path = Path(model.path)
-    try:
-        return str(path.resolve().relative_to(project.root))
-    except ValueError:
-        return path.name
-
-
-def sheet_view(model: Model, s: Sheet, project, figures: list[tuple[str, str]]) -> dict:
+def sheet_view(model: Model, s: Sheet, source: str, figures: list[tuple[str, str]]) -> dict:
     return {
         "title": model.title,
         "about": model.about,
-        "source": _source(model, project),
+        "source": source,
         "catalog": _catalog_view(model, s),
         "inputs": _inputs_view(model, s),
         "steps": [{"tex": step_tex(model, st)} for st in s.steps],
@@ -295,15 +288,16 @@ def sheet_view(model: Model, s: Sheet, project, figures: list[tuple[str, str]]) 
 # --- rendering ----------------------------------------------------------------------------------------
 
 
-def render(project, models: list[Model], options: BuildOptions) -> tuple[dict[str, bytes], list[str]]:
+def render(reports: list[Report], options: BuildOptions) -> tuple[dict[str, bytes], list[str]]:
     """Every file of the tex build (relative path -> bytes), and the names of the documents to compile."""
     from .plot import figure_bytes
 
     env = _env()
     files: dict[str, bytes] = {}
     bodies = []
-    for m in models:
-        s = sheet(m, project, options.gpu, options.llm)
+    for report in reports:
+        m = report.model
+        s = sheet(report)
         figures = []
         for r in s.sweeps:
             rel = f"figures/{m.name}-{r.sweep.name}.pdf"
@@ -313,14 +307,14 @@ def render(project, models: list[Model], options: BuildOptions) -> tuple[dict[st
             if r.sweep.reference:
                 caption += f"; the dashed line is {r.sweep.reference.replace('_', ' ')}"
             figures.append((rel, caption + "."))
-        body = env.get_template("sheet.tex.j2").render(s=sheet_view(m, s, project, figures))
+        body = env.get_template("sheet.tex.j2").render(s=sheet_view(m, s, report.source, figures))
         bodies.append(Tex(body))
         doc = env.get_template("document.tex.j2").render(standalone=True, bodies=[Tex(body)], title=m.title, intro="")
         files[f"{m.name}.tex"] = doc.encode()
     intro = "Every chain's derivation sheet, one per section: inputs, each equation solved in order with its numbers, the questions, and the card's checks."
     doc = env.get_template("document.tex.j2").render(standalone=False, bodies=bodies, title="chainc: the chains", intro=intro)
     files["chains.tex"] = doc.encode()
-    names = [f"{m.name}" for m in models] + ["chains"]
+    names = [r.model.name for r in reports] + ["chains"]
     return files, names
 
 
@@ -402,10 +396,10 @@ class Built:
     compiled: dict[str, Compiled]
 
 
-def build_documents(project, models: list[Model], fmt: str, options: BuildOptions) -> Built:
+def build_documents(reports: list[Report], fmt: str, options: BuildOptions) -> Built:
     if fmt == "pdf":
         tools_or_unavailable()  # before any work or output
-    files, names = render(project, models, options)
+    files, names = render(reports, options)
     compiled: dict[str, Compiled] = {}
     if fmt == "pdf":
         with tempfile.TemporaryDirectory(prefix="chainc-tex-") as tmp:
@@ -422,6 +416,6 @@ def build_documents(project, models: list[Model], fmt: str, options: BuildOption
     return Built(paths, compiled)
 
 
-def build(project, models: list[Model], fmt: str, options: BuildOptions) -> list[Path]:
+def build(reports: list[Report], catalog: CatalogReport, fmt: str, options: BuildOptions) -> list[Path]:
     """`--format tex`: the .tex files and figures; `--format pdf`: those and the compiled PDFs."""
-    return build_documents(project, models, fmt, options).paths
+    return build_documents(reports, fmt, options).paths

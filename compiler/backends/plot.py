@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import ArgumentError
 from ..ir import Model
-from ..sweep import SweepResult, run_sweep
+from ..sweep import SweepResult
 from . import write_atomic
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -68,17 +68,11 @@ def figure_bytes(model: Model, result: SweepResult, fmt: str = "pdf") -> bytes:
     return buf.getvalue()
 
 
-def plot(project, model: Model, output: Path, sweep: str | None = None, gpu: str | None = None, llm: str | None = None) -> Path:
-    """Draw the model's sweep (the first, or the one named) to a .png, .svg or .pdf file; returns the path."""
+def plot(model: Model, result: SweepResult, output: Path) -> Path:
+    """Draw a sweep's result to a .png, .svg or .pdf file; returns the path."""
     output = Path(output)
     fmt = FORMATS.get(output.suffix.lower())
     if fmt is None:
         raise ArgumentError(f"cannot draw to '{output.name}'", None, "write FILE.png, FILE.svg or FILE.pdf")
-    if not model.sweeps:
-        raise ArgumentError(f"model '{model.name}' has no sweep to draw", model.loc, "add one under sweeps: (see models/goodput.yaml)")
-    name = sweep or next(iter(model.sweeps))
-    if name not in model.sweeps:
-        raise ArgumentError(f"model '{model.name}' has no sweep '{name}'", None, f"sweeps: {', '.join(model.sweeps)}")
-    result = run_sweep(model, model.sweeps[name], project, gpu=gpu if model.gpu else None, llm=llm if model.llm else None)
     write_atomic(output, figure_bytes(model, result, fmt))
     return output
