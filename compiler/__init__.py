@@ -10,10 +10,10 @@
 The source folder is `compiler/`; it is installed and imported as `chainc`.
 """
 
-from .checks import run_checks
+from .api import ask, run_checks, solve
 from .errors import ChaincError, ModelError, SolveError, StructureError, UnitError
 from .project import Project
-from .solve import Answer, Solution, ask, solve
+from .results import Answer, Solution
 
 __version__ = "0.1.0"
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from .backends import FORMATS, BuildOptions, Unavailable, backend, on_write
 from .errors import ArgumentError, OutputError
 from .project import Project, display_path
-from .report import CatalogReport, Report, catalog_report, evaluate
+from .report import catalog_report, evaluate
+from .results import CatalogReport, Report
 
 
 def reports_for(project: Project, names: list[str], options: BuildOptions) -> tuple[list[Report], CatalogReport]:

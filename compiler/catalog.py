@@ -17,6 +17,7 @@ import sympy as sp
 
 from .errors import Loc, ModelError
 from .ir import Model
+from .load import Builder
 from .schema import CATALOG_SCHEMA, FIELDS_SCHEMA, validate
 from .source import load_yaml
 from .units import Dim
@@ -69,8 +70,6 @@ class Catalog:
 
     @cached_property
     def fields(self) -> dict[str, dict[str, FieldSpec]]:
-        from .load import Builder
-
         out = {}
         for kind, folder in KINDS.items():
             path = self.root / folder / "fields.yaml"
@@ -135,8 +134,6 @@ class Catalog:
         return [self.entry(kind, i) for i in self.ids(kind)]
 
     def _load(self, kind: str, path: Path) -> Entry:
-        from .load import Builder
-
         src = load_yaml(path)
         validate(src, CATALOG_SCHEMA)
         d = src.data

@@ -2,54 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 from . import lower
 from . import program as P
 from .errors import ChaincError
-from .format import fmt
 from .ir import Check, Model
-from .quantities import exact
+from .numbers import exact
+from .results import CheckOutcome, Expected, Query
 from .run import evaluate
-from .solve import Answer, Query, Solution, ask_query, solve_query
+from .solve import ask_query, solve_query
 
 REL_EQ = Fraction(1, 10**9)  # `that: a == b` holds to this relative difference
-
-
-@dataclass(frozen=True)
-class Expected:
-    name: str  # the variable compared (a question check: the question's variable)
-    label: str  # 'tpot', or 'max_batch -> batch'
-    written: str  # the expected value as written, '9.9 ms/token'
-    got: Fraction | float  # base units
-    ok: bool
-
-
-@dataclass(frozen=True)
-class CheckOutcome:
-    check: Check
-    ok: bool
-    expected: tuple[Expected, ...] = ()
-    that_ok: bool | None = None
-    that_sides: tuple | None = None  # (left, right) values of a `that` relation, base units
-    solution: Solution | None = None
-    answer: Answer | None = None
-    error: ChaincError | None = None
-
-    @property
-    def lines(self) -> tuple[str, ...]:
-        """What was compared, for people."""
-        if self.error is not None:
-            return (f"error: {self.error.message}",)
-        m = self.solution.model
-        out = []
-        for e in self.expected:
-            var = m.variables[e.name]
-            out.append(f"{'ok' if e.ok else 'FAIL'}  {e.label} = {fmt(exact(e.got) / exact(var.factor))} {var.unit}".rstrip() + f" (expected {e.written})")
-        if self.that_ok is not None:
-            out.append(f"{'ok' if self.that_ok else 'FAIL'}  {self.check.that_text}: {'holds' if self.that_ok else 'does not hold'}")
-        return tuple(out)
 
 
 def within(got, want, abs_tol, rel_tol) -> bool:
@@ -94,15 +58,3 @@ def run_check(model: Model, check: Check, catalog, gpu: str | None = None, llm: 
         that_ok, sides = relation(model, check.that, solution.values)
     ok = all(x.ok for x in expected) and that_ok is not False
     return CheckOutcome(check, ok, tuple(expected), that_ok, sides, solution, answer)
-
-
-def run_checks(model: Model, project, gpu: str | None = None, llm: str | None = None) -> list[CheckOutcome]:
-    """Solve the model forward and answer its questions (errors raise), then run every check."""
-    from .solve import _catalog
-
-    catalog = _catalog(model, project)
-    gpu, llm = (gpu if model.gpu else None), (llm if model.llm else None)
-    solve_query(model, catalog, Query((), (), gpu, llm))
-    for q in model.questions:
-        ask_query(model, catalog, q, Query((), (), gpu, llm))
-    return [run_check(model, c, catalog, gpu, llm) for c in model.checks]

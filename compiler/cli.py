@@ -13,13 +13,14 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from . import __version__
+from .api import ask, solve
 from .backends.json_report import solution_json
 from .errors import ArgumentError, ChaincError
 from .format import fmt
 from .project import Project, bundled_root, display_path
 from .report import evaluate
+from .results import Answer, Solution
 from .schema import MODEL_SCHEMA
-from .solve import Answer, Solution, ask, solve
 from .textout import plain
 
 EXAMPLES = """\

@@ -19,13 +19,11 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.printing.str import StrPrinter
 
-from .checks import CheckOutcome
 from .errors import ChaincError
 from .format import fmt
 from .ir import Check, Model, Quantity, Question, Variable
-from .report import Report
-from .solve import Answer, Solution
-from .sweep import SweepResult
+from .results import Answer, CheckOutcome, Report, Solution, SweepResult
+from .units import DIMENSIONLESS
 
 # --- the structure ----------------------------------------------------------------------------------
 
@@ -171,8 +169,6 @@ BASE_UNITS = {"[token]": "token", "[request]": "request", "[time]": "s", "[infor
 
 
 def _literal(value: sp.Expr, dim, hint: Quantity | None) -> sp.Expr:
-    from .units import DIMENSIONLESS
-
     if dim is None or dim == DIMENSIONLESS or value == 0:
         return value
     sign = -1 if value < 0 else 1
@@ -207,8 +203,6 @@ class _Dims:
                     self.of[c.prev] = c
 
     def natural(self, e):
-        from .units import DIMENSIONLESS
-
         if e.is_Number or e.is_NumberSymbol:
             return DIMENSIONLESS
         if e.is_Symbol:

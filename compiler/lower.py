@@ -19,7 +19,8 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 
 from . import program as P
 from .ir import Equation, Model, Table, Variable
-from .plan import Plan, Step, tear
+from .plan import tear
+from .results import Plan, Step
 
 
 class Unlowerable(ValueError):

@@ -10,7 +10,6 @@ search runs over. This is the only place that solves with SymPy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import networkx as nx
@@ -19,26 +18,9 @@ from sympy.core.function import AppliedUndef
 
 from .analysis import Block, plan_blocks
 from .ir import Equation, Model
+from .results import Plan, Step
 
 NOT_INVERTIBLE = (sp.Piecewise, sp.Min, sp.Max, sp.ceiling, sp.floor, sp.Abs, AppliedUndef)
-
-
-@dataclass(frozen=True, eq=False)  # identity: plans are made once per query shape (make_plan is cached)
-class Step:
-    """One block of the plan: what it computes, from which equations, and how."""
-
-    unknowns: tuple[str, ...]
-    equations: tuple[Equation, ...]
-    method: str  # 'define' (x = expr as written), 'solve' (SymPy rearranged it), 'numeric'
-    candidates: tuple[dict[str, sp.Expr], ...] = ()  # closed forms; several when SymPy finds several roots
-
-
-@dataclass(frozen=True, eq=False)
-class Plan:
-    model: Model
-    known: frozenset[str]
-    steps: tuple[Step, ...]
-    extra: tuple[Equation, ...] = ()  # equations the query adds (a question's boundary)
 
 
 @lru_cache(maxsize=1024)

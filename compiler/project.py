@@ -18,6 +18,7 @@ from pathlib import Path
 from .catalog import Catalog, valid_id
 from .errors import ArgumentError, Loc, ModelError
 from .ir import Model
+from .load import load_model
 
 PACKAGE = Path(__file__).resolve().parent
 CONFIG = "chainc.toml"
@@ -178,8 +179,6 @@ class Project:
         return self.load(path, _stack=_stack)
 
     def load(self, path: Path, *, _stack: tuple[str, ...] = ()) -> Model:
-        from .load import load_model
-
         if path not in self._models:
             self._models[path] = load_model(display_path(path), self, _stack=_stack)
         return self._models[path]

@@ -12,21 +12,10 @@ from fractions import Fraction
 
 from .errors import ArgumentError
 from .ir import Model
+from .numbers import exact
 from .units import BadUnit, dim_str, parse_quantity, parse_unit
 
 COUNTING = {"[token]", "[request]"}
-
-
-def exact(x) -> Fraction | float:
-    """A number as the solver holds it: a Fraction for anything rational (SymPy's too), else a float."""
-    if isinstance(x, (int, Fraction)):
-        return Fraction(x)
-    if isinstance(x, float):
-        return x
-    p, q = getattr(x, "p", None), getattr(x, "q", None)  # a SymPy Rational
-    if p is not None and q is not None:
-        return Fraction(int(p), int(q))
-    return float(x)
 
 
 def given_value(model: Model, name: str, text) -> Fraction | float:

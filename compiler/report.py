@@ -8,58 +8,14 @@ read these and the Programs inside them; they never call the solver.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from fractions import Fraction
-
-from .catalog import Catalog, Entry, FieldSpec
-from .checks import CheckOutcome, run_check
+from .catalog import Catalog
+from .checks import run_check
 from .errors import ChaincError
 from .ir import Model
-from .quantities import exact, given_value
-from .solve import Answer, Query, Solution, ask_query, entry_values, solve_query
-from .sweep import SweepResult, run_sweep
-
-
-@dataclass(frozen=True)
-class Report:
-    model: Model
-    solution: Solution  # the model solved forward on its hardware, at the givens
-    answers: dict[str, Answer | ChaincError]  # question -> answer, or the error that says why there is none
-    checks: tuple[CheckOutcome, ...]
-    sweeps: dict[str, SweepResult]
-    queries: dict[str, Solution] = field(default_factory=dict)  # custom queries (build --find/--given), by name
-    given: tuple[tuple[str, Fraction | float], ...] = ()
-    source: str = ""  # the model file as outputs name it: 'models/goodput.yaml' (relative to its library folder)
-    imports: dict[str, Report] = field(default_factory=dict)  # alias -> the imported model's own report
-
-    @property
-    def gpu(self) -> Entry | None:
-        return self.solution.gpu
-
-    @property
-    def llm(self) -> Entry | None:
-        return self.solution.llm
-
-    @property
-    def ok(self) -> bool:
-        return all(c.ok for c in self.checks)
-
-    def answer(self, question: str) -> Answer:
-        a = self.answers[question]
-        if isinstance(a, ChaincError):
-            raise a
-        return a
-
-
-@dataclass(frozen=True)
-class CatalogReport:
-    """Every entry of the catalog with its values (base units; None where it has none), and the fields."""
-
-    fields: dict[str, dict[str, FieldSpec]]
-    entries: dict[str, tuple[tuple[Entry, dict], ...]]  # kind -> ((entry, values), ...)
-
-    def values(self, kind: str, entry_id: str) -> dict:
-        return next(v for e, v in self.entries[kind] if e.id == entry_id)
+from .quantities import given_value
+from .results import CatalogReport, Query, Report
+from .solve import ask_query, entry_values, solve_query
+from .sweep import run_sweep
 
 
 def evaluate(
@@ -96,8 +52,3 @@ def evaluate(
 def catalog_report(catalog: Catalog) -> CatalogReport:
     entries = {kind: tuple((e, entry_values(e)) for e in catalog.entries(kind)) for kind in ("gpu", "llm")}
     return CatalogReport(catalog.fields, entries)
-
-
-def display(q, base) -> float:
-    """A base-unit value in a quantity's display unit, as a float."""
-    return float(exact(base) / exact(q.factor)) if not isinstance(base, float) else base / float(q.factor)

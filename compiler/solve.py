@@ -12,7 +12,6 @@ generated modules copy.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
@@ -24,79 +23,14 @@ from .errors import ArgumentError, SolveError
 from .ir import Equation, Model, Question, Variable
 from .limits import MAX_EXACT_DIGITS
 from .limits import value as limit_value
-from .plan import Plan, make_plan
-from .quantities import exact, given_value
+from .numbers import exact
+from .plan import make_plan
+from .results import Answer, Plan, Query, Rounding, Solution
 from .run import evaluate, run_assign, runner
 from .runtime import values as V
 from .runtime.answer import NoAnswer, answer
 
 NUMERIC = "bracketed root search, relative tolerance 1e-12"
-
-
-@dataclass(frozen=True)
-class Query:
-    """What is asked of a model: given values (base units), variables to find, hardware, extra equations."""
-
-    given: tuple[tuple[str, Fraction | float], ...] = ()
-    find: tuple[str, ...] = ()
-    gpu: str | None = None
-    llm: str | None = None
-    extra: tuple[Equation, ...] = ()
-    check_domain: bool = True  # known values must lie in their domains (a question's probes may pass them)
-
-
-@dataclass(frozen=True)
-class Solution:
-    model: Model
-    plan: Plan
-    program: P.Program
-    gpu: object | None  # catalog Entry
-    llm: object | None
-    values: dict  # every variable and parameter, base units: exact Fractions where the model is rational
-    given: dict = field(default_factory=dict)
-    numeric: dict = field(default_factory=dict)  # name -> how it was found numerically
-    tables: dict = field(default_factory=dict)  # table -> rows (column -> value)
-    formulas: dict = field(default_factory=dict)  # name -> the SymPy closed form that computed it
-
-    def display(self, name: str) -> float:
-        q = self.model.quantity(name)
-        return float(Fraction(self.values[name]) / exact(q.factor)) if not isinstance(self.values[name], float) else self.values[name] / float(q.factor)
-
-    def sym_values(self) -> dict:
-        """values as SymPy numbers (for the printers that substitute into SymPy expressions)."""
-        return {n: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sp.Integer(v) if isinstance(v, int) else sp.Float(v, 17) for n, v in self.values.items()}
-
-
-@dataclass(frozen=True)
-class Rounding:
-    """How an answer follows from its boundary, as data."""
-
-    how: str  # 'boundary' | 'edge' | 'floor' | 'ceiling'
-    step: Fraction | None  # base units
-    stepped_back: bool  # a strict condition moved the answer one step
-    closed: bool  # the boundary is a closed form (not a numeric search's)
-
-
-@dataclass(frozen=True)
-class Answer:
-    question: Question
-    value: Fraction | float  # base units, rounded as the question says
-    boundary: Fraction | float  # where the condition turns, before rounding (the value itself when there is none)
-    solution: Solution  # the model solved at the answer
-    boundary_solution: Solution | None
-    rounding: Rounding
-
-    @property
-    def how(self) -> str:
-        """In words, for people: 'floor of the boundary 64.97 to steps of 1', 'the largest allowed value'."""
-        var = self.solution.model.variables[self.question.find]
-        r = self.rounding
-        if r.how == "boundary":
-            return "the boundary"
-        if r.how == "edge":
-            return f"the {'largest' if self.question.seek == 'max' else 'smallest'} allowed value"
-        text = f"{r.how} of the boundary {V.shown(self.boundary / exact(var.factor))} to steps of {V.shown(r.step / exact(var.factor))}"
-        return text + (", one step back to meet a strict condition" if r.stepped_back else "")
 
 
 # --- catalog entries and imports -----------------------------------------------------------------------
@@ -164,7 +98,8 @@ def solve_query(model: Model, catalog, query: Query) -> Solution:
     given = dict(query.given)
     for n in query.find:
         if n not in model.variables:
-            given_value(model, n, "0")  # raises the unknown-variable error
+            close = difflib.get_close_matches(n, list(model.variables), n=2)
+            raise ArgumentError(f"model '{model.name}' has no variable '{n}'", None, f"did you mean {' or '.join(close)}?" if close else f"variables: {', '.join(model.variables)}")
         if n in given:
             raise ArgumentError(f"{n} is both given and to be found", None, "drop one of --given and --find for it")
     env = dict(params)
@@ -292,26 +227,3 @@ def _infeasible(model: Model, q: Question, var: Variable, s: Solution, condition
         q.loc,
         f"no {q.find} in its domain ({var.domain.describe(var)}) meets the condition{' on ' + hardware_ if hardware_ else ''}; change another input or the target",
     )
-
-
-# --- the public entry points (values as people write them) ------------------------------------------------
-
-
-def _catalog(model: Model, project):
-    if project is None and (model.gpu or model.llm):
-        from .project import Project  # the API's convenience: the project found as the CLI finds it
-
-        project = Project()
-    return project.catalog if project is not None else None
-
-
-def solve(model: Model, given: dict | None = None, find=(), gpu: str | None = None, llm: str | None = None, project=None, extra=(), check_domain: bool = True) -> Solution:
-    """Solve `model`: `given` maps names to values ('10ms', 128 in the display unit, or base-unit numbers)."""
-    values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
-    return solve_query(model, _catalog(model, project), Query(values, tuple(find), gpu, llm, tuple(extra), check_domain))
-
-
-def ask(model: Model, question: str, given: dict | None = None, gpu: str | None = None, llm: str | None = None, project=None) -> Answer:
-    """Answer one of the model's questions; `given` as for solve()."""
-    values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
-    return ask_query(model, _catalog(model, project), question, Query(values, (), gpu, llm))

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 from .ir import Model, Sweep
-from .quantities import exact
-from .solve import Query, solve_query
-
-
-@dataclass(frozen=True)
-class SweepResult:
-    sweep: Sweep
-    xs: tuple[float, ...]  # the swept input, display unit
-    series: dict[str, tuple[float, ...]]  # each shown variable, display unit
-    reference: float | None  # the reference variable's value (display unit), e.g. the TPOT target
+from .numbers import exact
+from .results import Query, SweepResult
+from .solve import solve_query
 
 
 def points(sweep: Sweep) -> list[Fraction]:

@@ -7,8 +7,8 @@ import math
 from pathlib import Path
 
 from ..errors import ChaincError, CheckFailed
-from ..report import CatalogReport, Report, display
-from ..solve import Answer, Solution
+from ..numbers import in_unit
+from ..results import Answer, CatalogReport, Report, Solution
 from . import BuildOptions, write_atomic
 
 
@@ -17,7 +17,7 @@ def number(q, base) -> float | str:
     from ..runtime.values import shown
 
     try:
-        x = display(q, base)
+        x = in_unit(base, q.factor)
     except OverflowError:
         return shown(base)
     return x if math.isfinite(x) else shown(base)

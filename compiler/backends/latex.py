@@ -30,7 +30,7 @@ from ..derivation import Sheet, Shown, Step, sheet
 from ..errors import ChaincError
 from ..format import fmt
 from ..ir import Model
-from ..report import CatalogReport, Report
+from ..results import CatalogReport, Report
 from . import BuildOptions, Unavailable, write_atomic
 from .latex_print import SheetPrinter, Tex, broken, latex_escape, number_tex, quantity_tex, symbol_tex, unit_tex
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import ArgumentError
 from ..ir import Model
-from ..sweep import SweepResult
+from ..results import SweepResult
 from . import write_atomic
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}

@@ -1,0 +1,25 @@
+"""Numbers as the solver holds them: exact Fractions where the model is rational, floats where it is not."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+
+def exact(x) -> Fraction | float:
+    """A Fraction for anything rational (ints, Fractions, SymPy Rationals), else a float."""
+    if isinstance(x, (int, Fraction)):
+        return Fraction(x)
+    if isinstance(x, float):
+        return x
+    p, q = getattr(x, "p", None), getattr(x, "q", None)  # a SymPy Rational, without importing SymPy
+    if p is not None and q is not None:
+        return Fraction(int(p), int(q))
+    return float(x)
+
+
+def in_unit(base, factor) -> float:
+    """A base-unit value divided by a unit's factor, as a float (exactly rounded when both are rational)."""
+    base, factor = exact(base), exact(factor)
+    if isinstance(base, Fraction) and isinstance(factor, Fraction):
+        return float(base / factor)
+    return float(base) / float(factor)

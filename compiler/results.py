@@ -1,0 +1,189 @@
+"""The frozen results of the pipeline: plans, queries, solutions, answers, check outcomes, sweeps, reports.
+
+These are what the solver produces and what the backends and the CLI print; a
+backend imports this module, never the solver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from . import program as P
+from .catalog import Entry, FieldSpec
+from .errors import ChaincError
+from .format import fmt
+from .ir import Check, Equation, Model, Question, Sweep
+from .numbers import exact, in_unit
+from .runtime import values as V
+
+
+@dataclass(frozen=True, eq=False)  # identity: plans are made once per query shape (make_plan is cached)
+class Step:
+    """One block of the plan: what it computes, from which equations, and how."""
+
+    unknowns: tuple[str, ...]
+    equations: tuple[Equation, ...]
+    method: str  # 'define' (x = expr as written), 'solve' (SymPy rearranged it), 'numeric'
+    candidates: tuple[dict[str, sp.Expr], ...] = ()  # closed forms; several when SymPy finds several roots
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    model: Model
+    known: frozenset[str]
+    steps: tuple[Step, ...]
+    extra: tuple[Equation, ...] = ()  # equations the query adds (a question's boundary)
+
+
+@dataclass(frozen=True)
+class Query:
+    """What is asked of a model: given values (base units), variables to find, hardware, extra equations."""
+
+    given: tuple[tuple[str, Fraction | float], ...] = ()
+    find: tuple[str, ...] = ()
+    gpu: str | None = None
+    llm: str | None = None
+    extra: tuple[Equation, ...] = ()
+    check_domain: bool = True  # known values must lie in their domains (a question's probes may pass them)
+
+
+@dataclass(frozen=True)
+class Solution:
+    model: Model
+    plan: Plan
+    program: P.Program
+    gpu: object | None  # catalog Entry
+    llm: object | None
+    values: dict  # every variable and parameter, base units: exact Fractions where the model is rational
+    given: dict = field(default_factory=dict)
+    numeric: dict = field(default_factory=dict)  # name -> how it was found numerically
+    tables: dict = field(default_factory=dict)  # table -> rows (column -> value)
+    formulas: dict = field(default_factory=dict)  # name -> the SymPy closed form that computed it
+
+    def display(self, name: str) -> float:
+        q = self.model.quantity(name)
+        return in_unit(self.values[name], q.factor)
+
+    def sym_values(self) -> dict:
+        """values as SymPy numbers (for the printers that substitute into SymPy expressions)."""
+        return {n: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sp.Integer(v) if isinstance(v, int) else sp.Float(v, 17) for n, v in self.values.items()}
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """How an answer follows from its boundary, as data."""
+
+    how: str  # 'boundary' | 'edge' | 'floor' | 'ceiling'
+    step: Fraction | None  # base units
+    stepped_back: bool  # a strict condition moved the answer one step
+    closed: bool  # the boundary is a closed form (not a numeric search's)
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: Question
+    value: Fraction | float  # base units, rounded as the question says
+    boundary: Fraction | float  # where the condition turns, before rounding (the value itself when there is none)
+    solution: Solution  # the model solved at the answer
+    boundary_solution: Solution | None
+    rounding: Rounding
+
+    @property
+    def how(self) -> str:
+        """In words, for people: 'floor of the boundary 64.97 to steps of 1', 'the largest allowed value'."""
+        var = self.solution.model.variables[self.question.find]
+        r = self.rounding
+        if r.how == "boundary":
+            return "the boundary"
+        if r.how == "edge":
+            return f"the {'largest' if self.question.seek == 'max' else 'smallest'} allowed value"
+        text = f"{r.how} of the boundary {V.shown(self.boundary / exact(var.factor))} to steps of {V.shown(r.step / exact(var.factor))}"
+        return text + (", one step back to meet a strict condition" if r.stepped_back else "")
+
+
+@dataclass(frozen=True)
+class Expected:
+    name: str  # the variable compared (a question check: the question's variable)
+    label: str  # 'tpot', or 'max_batch -> batch'
+    written: str  # the expected value as written, '9.9 ms/token'
+    got: Fraction | float  # base units
+    ok: bool
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    check: Check
+    ok: bool
+    expected: tuple[Expected, ...] = ()
+    that_ok: bool | None = None
+    that_sides: tuple | None = None  # (left, right) values of a `that` relation, base units
+    solution: Solution | None = None
+    answer: Answer | None = None
+    error: ChaincError | None = None
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """What was compared, for people."""
+        if self.error is not None:
+            return (f"error: {self.error.message}",)
+        m = self.solution.model
+        out = []
+        for e in self.expected:
+            var = m.variables[e.name]
+            out.append(f"{'ok' if e.ok else 'FAIL'}  {e.label} = {fmt(exact(e.got) / exact(var.factor))} {var.unit}".rstrip() + f" (expected {e.written})")
+        if self.that_ok is not None:
+            out.append(f"{'ok' if self.that_ok else 'FAIL'}  {self.check.that_text}: {'holds' if self.that_ok else 'does not hold'}")
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    sweep: Sweep
+    xs: tuple[float, ...]  # the swept input, display unit
+    series: dict[str, tuple[float, ...]]  # each shown variable, display unit
+    reference: float | None  # the reference variable's value (display unit), e.g. the TPOT target
+
+
+@dataclass(frozen=True)
+class Report:
+    model: Model
+    solution: Solution  # the model solved forward on its hardware, at the givens
+    answers: dict[str, Answer | ChaincError]  # question -> answer, or the error that says why there is none
+    checks: tuple[CheckOutcome, ...]
+    sweeps: dict[str, SweepResult]
+    queries: dict[str, Solution] = field(default_factory=dict)  # custom queries (build --find/--given), by name
+    given: tuple[tuple[str, Fraction | float], ...] = ()
+    source: str = ""  # the model file as outputs name it: 'models/goodput.yaml' (relative to its library folder)
+    imports: dict[str, Report] = field(default_factory=dict)  # alias -> the imported model's own report
+
+    @property
+    def gpu(self) -> Entry | None:
+        return self.solution.gpu
+
+    @property
+    def llm(self) -> Entry | None:
+        return self.solution.llm
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    def answer(self, question: str) -> Answer:
+        a = self.answers[question]
+        if isinstance(a, ChaincError):
+            raise a
+        return a
+
+
+@dataclass(frozen=True)
+class CatalogReport:
+    """Every entry of the catalog with its values (base units; None where it has none), and the fields."""
+
+    fields: dict[str, dict[str, FieldSpec]]
+    entries: dict[str, tuple[tuple[Entry, dict], ...]]  # kind -> ((entry, values), ...)
+
+    def values(self, kind: str, entry_id: str) -> dict:
+        return next(v for e, v in self.entries[kind] if e.id == entry_id)
