@@ -24,9 +24,80 @@ class Block:
     unknowns: tuple[str, ...]
 
 
+@lru_cache(maxsize=256)
+def _symbols(model: Model) -> dict:
+    """symbol -> (position, name) of every variable: one dictionary per model, so lookups are O(1)."""
+    return {v.sym: (i, n) for i, (n, v) in enumerate(model.variables.items())}
+
+
 def variables_of(model: Model, eq: Equation) -> tuple[str, ...]:
-    syms = eq.residual.free_symbols
-    return tuple(n for n, v in model.variables.items() if v.sym in syms)
+    """The model's variables an equation uses, in the model's order."""
+    syms = _symbols(model)
+    found = [syms[s] for s in eq.lhs.free_symbols | eq.rhs.free_symbols if s in syms]
+    return tuple(n for _, n in sorted(found))
+
+
+def matching(equations: list, uses: dict) -> dict:
+    """A maximum matching equation -> unknown (Hopcroft-Karp), with explicit stacks: no recursion on model size.
+
+    uses: equation -> its unknowns in a fixed order. Returns both directions: ('e', i) <-> ('v', name).
+    """
+    eq_of: dict = {}  # unknown -> equation index
+    var_of: dict = {}  # equation index -> unknown
+    order = [eq.index for eq in equations]
+    adj = {eq.index: uses[eq] for eq in equations}
+    for e in order:  # a greedy start makes most chains a single pass
+        for v in adj[e]:
+            if v not in eq_of:
+                eq_of[v], var_of[e] = e, v
+                break
+    INF = float("inf")
+    while True:
+        dist, queue, found = {}, [], False
+        for e in order:
+            if e not in var_of:
+                dist[e] = 0
+                queue.append(e)
+        head = 0
+        while head < len(queue):  # BFS: layers of alternating paths from the free equations
+            e = queue[head]
+            head += 1
+            for v in adj[e]:
+                nxt = eq_of.get(v)
+                if nxt is None:
+                    found = True
+                elif nxt not in dist:
+                    dist[nxt] = dist[e] + 1
+                    queue.append(nxt)
+        if not found:
+            break
+        for root in order:  # DFS along the layers, iteratively; paths of one phase share no equation
+            if root in var_of:
+                continue
+            stack, via, its = [root], [], {root: iter(adj[root])}
+            while stack:
+                e = stack[-1]
+                for v in its[e]:
+                    nxt = eq_of.get(v)
+                    if nxt is None:  # a free unknown: flip the path, each equation takes the unknown it came by
+                        for x, w in zip(stack, [*via, v]):
+                            eq_of[w], var_of[x] = x, w
+                            dist[x] = INF
+                        stack = []
+                        break
+                    if dist.get(nxt) == dist[e] + 1:
+                        via.append(v)
+                        stack.append(nxt)
+                        its[nxt] = iter(adj[nxt])
+                        break
+                else:
+                    dist[e] = INF  # a dead end: not visited again in this phase
+                    stack.pop()
+                    if via:
+                        via.pop()
+    out = {("e", e): ("v", v) for e, v in var_of.items()}
+    out.update({("v", v): ("e", e) for v, e in eq_of.items()})
+    return out
 
 
 @lru_cache(maxsize=512)
@@ -34,25 +105,23 @@ def plan_blocks(model: Model, known: frozenset[str], extra: tuple[Equation, ...]
     equations = model.equations + extra
     unknowns = [n for n in model.variables if n not in known]
     uses = {eq: [v for v in variables_of(model, eq) if v not in known] for eq in equations}
-    g = nx.Graph()
-    eq_nodes = [("e", eq.index) for eq in equations]
-    g.add_nodes_from(eq_nodes, bipartite=0)
-    g.add_nodes_from((("v", v) for v in unknowns), bipartite=1)
-    for eq in equations:
-        g.add_edges_from((("e", eq.index), ("v", v)) for v in uses[eq])
-    matching = nx.bipartite.hopcroft_karp_matching(g, top_nodes=eq_nodes)
+    match = matching(list(equations), uses)
     by_index = {eq.index: eq for eq in equations}
-    free_vars = [v for v in unknowns if ("v", v) not in matching]
-    free_eqs = [eq for eq in equations if ("e", eq.index) not in matching]
-    if free_vars:
-        _underdetermined(model, g, matching, free_vars, by_index, known)
-    if free_eqs:
-        _overdetermined(model, g, matching, free_eqs, by_index, known)
+    free_vars = [v for v in unknowns if ("v", v) not in match]
+    free_eqs = [eq for eq in equations if ("e", eq.index) not in match]
+    if free_vars or free_eqs:  # the bipartite graph, for the diagnosis only
+        g = nx.Graph()
+        g.add_nodes_from(("e", eq.index) for eq in equations)
+        g.add_nodes_from(("v", v) for v in unknowns)
+        g.add_edges_from((("e", eq.index), ("v", v)) for eq in equations for v in uses[eq])
+        if free_vars:
+            _underdetermined(model, g, match, free_vars, by_index, known)
+        _overdetermined(model, g, match, free_eqs, by_index, known)
     order = nx.DiGraph()
     order.add_nodes_from(eq.index for eq in equations)
     for eq in equations:
         for v in uses[eq]:
-            source = matching[("v", v)][1]
+            source = match[("v", v)][1]
             if source != eq.index:
                 order.add_edge(source, eq.index)
     cond = nx.condensation(order)
@@ -60,7 +129,7 @@ def plan_blocks(model: Model, known: frozenset[str], extra: tuple[Equation, ...]
     for c in nx.lexicographical_topological_sort(cond, key=lambda c: min(cond.nodes[c]["members"])):
         members = sorted(cond.nodes[c]["members"])
         eqs = tuple(by_index[i] for i in members)
-        blocks.append(Block(eqs, tuple(matching[("e", i)][1] for i in members)))
+        blocks.append(Block(eqs, tuple(match[("e", i)][1] for i in members)))
     return tuple(blocks)
 
 

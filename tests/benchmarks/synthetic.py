@@ -1,0 +1,26 @@
+"""Synthetic chains for scale benchmarks: x_i = x_{i-1} * k + 1[ms], every third also + x_{i-2} / 2.
+
+python tests/benchmarks/synthetic.py 1000 > /tmp/chain-1000.yaml
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def chain(n: int, name: str | None = None) -> str:
+    """A model of n equations in n + 2 variables (k and x_0 are inputs), solved forward in n steps."""
+    name = name or f"chain-{n}"
+    lines = [f"name: {name}", f"title: A synthetic chain of {n} equations", "variables:", "  k: {unit: 1, value: 0.5}", "  x_0: {unit: ms, value: 1}"]
+    lines += [f"  x_{i}: {{unit: ms}}" for i in range(1, n + 1)]
+    lines.append("equations:")
+    for i in range(1, n + 1):
+        rhs = f"x_{i - 1} * k + 1[ms]"
+        if i % 3 == 0 and i >= 2:
+            rhs += f" + x_{i - 2} / 2"
+        lines.append(f"  - x_{i} = {rhs}")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(chain(int(sys.argv[1])))
