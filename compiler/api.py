@@ -1,5 +1,12 @@
 """The Python API: models by name or object, values as people write them, the project found as the CLI finds it.
 
+    import chainc
+    r = chainc.solve("goodput", batch=128, gpu="h200")
+    r["tpot"]                   # 6.925 millisecond / token (a pint Quantity)
+    r.value("tpot")             # 6.925...
+    chainc.ask("goodput", "max_batch").answer()     # 64
+    chainc.evaluate("goodput")  # a Report: values, questions, checks
+
 The solver itself (solve.py) takes a model, a catalog and a Query in base units;
 this layer parses values ('10ms', 128 in the display unit) and finds the project.
 """
@@ -10,8 +17,16 @@ from .checks import run_check
 from .ir import Model
 from .project import Project
 from .quantities import given_value
-from .results import Answer, CheckOutcome, Query, Solution
+from .results import Answer, CheckOutcome, Query, Report, Solution
 from .solve import ask_query, solve_query
+
+
+def _resolve(model: Model | str, project: Project | None) -> tuple[Model, Project | None]:
+    """A model object, or a name / path looked up in the project (found as the CLI finds it)."""
+    if isinstance(model, Model):
+        return model, project
+    project = project or Project()
+    return project.model(str(model)), project
 
 
 def _catalog(model: Model, project: Project | None):
@@ -25,18 +40,46 @@ def _query(model: Model, given: dict | None, find=(), gpu=None, llm=None, extra=
     return Query(values, tuple(find), gpu, llm, tuple(extra), check_domain)
 
 
-def solve(model: Model, given: dict | None = None, find=(), gpu: str | None = None, llm: str | None = None, project: Project | None = None, extra=(), check_domain: bool = True) -> Solution:
-    """Solve `model`: `given` maps names to values ('10ms', 128 in the display unit, or base-unit Fractions)."""
+def solve(
+    model: Model | str,
+    given: dict | None = None,
+    find=(),
+    gpu: str | None = None,
+    llm: str | None = None,
+    project: Project | None = None,
+    extra=(),
+    check_domain: bool = True,
+    **values,
+) -> Solution:
+    """Solve a model (an object, or a name such as "goodput") forward, or backwards for `find`.
+
+    Values are given as keywords or in `given`: '10ms', '4.8 TB/s', or a number in the
+    variable's display unit (128); exact Fractions are base units, as Solution.values holds them.
+    """
+    model, project = _resolve(model, project)
+    given = {**(given or {}), **values}
     return solve_query(model, _catalog(model, project), _query(model, given, find, gpu, llm, extra, check_domain))
 
 
-def ask(model: Model, question: str, given: dict | None = None, gpu: str | None = None, llm: str | None = None, project: Project | None = None) -> Answer:
-    """Answer one of the model's questions; `given` as for solve()."""
+def ask(model: Model | str, question: str, given: dict | None = None, gpu: str | None = None, llm: str | None = None, project: Project | None = None, **values) -> Answer:
+    """Answer one of the model's questions (the largest batch that meets the target, ...); values as for solve()."""
+    model, project = _resolve(model, project)
+    given = {**(given or {}), **values}
     return ask_query(model, _catalog(model, project), question, _query(model, given, (), gpu, llm))
 
 
-def run_checks(model: Model, project: Project | None = None, gpu: str | None = None, llm: str | None = None) -> list[CheckOutcome]:
+def evaluate(model: Model | str, gpu: str | None = None, llm: str | None = None, project: Project | None = None, given: dict | None = None, **values) -> Report:
+    """Everything chainc computes of a model at once: the solution, every question's answer, every check, every sweep."""
+    from .report import evaluate as _evaluate
+
+    model, project = _resolve(model, project)
+    project = project or Project()
+    return _evaluate(model, project.catalog, gpu, llm, {**(given or {}), **values}, source=project.source)
+
+
+def run_checks(model: Model | str, project: Project | None = None, gpu: str | None = None, llm: str | None = None) -> list[CheckOutcome]:
     """Solve the model forward and answer its questions (errors raise), then run every check."""
+    model, project = _resolve(model, project)
     catalog = _catalog(model, project)
     gpu, llm = (gpu if model.gpu else None), (llm if model.llm else None)
     solve_query(model, catalog, Query((), (), gpu, llm))

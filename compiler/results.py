@@ -13,6 +13,7 @@ import sympy as sp
 
 from . import program as P
 from .catalog import Entry, FieldSpec
+from .display import Values, short
 from .errors import ChaincError
 from .format import fmt
 from .ir import Check, Equation, Model, Question, Sweep
@@ -50,8 +51,8 @@ class Query:
     check_domain: bool = True  # known values must lie in their domains (a question's probes may pass them)
 
 
-@dataclass(frozen=True)
-class Solution:
+@dataclass(frozen=True, repr=False)
+class Solution(Values):
     model: Model
     plan: Plan
     program: P.Program
@@ -66,6 +67,23 @@ class Solution:
     def display(self, name: str) -> float:
         q = self.model.quantity(name)
         return in_unit(self.values[name], q.factor)
+
+    @property
+    def solution(self) -> Solution:
+        return self
+
+    def __repr__(self) -> str:
+        return short("Solution", [self._title(), *self._summary()])
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p><b>{html.escape(self._title())}</b></p>" + self._html_values()
+
+    def _repr_markdown_(self) -> str:
+        from .derivation import text_lines
+
+        return f"**{self._title()}**\n\n```\n" + "\n".join(text_lines(self)) + "\n```\n"
 
     def sym_values(self) -> dict:
         """values as SymPy numbers (for the printers that substitute into SymPy expressions)."""
@@ -82,7 +100,7 @@ class Rounding:
     closed: bool  # the boundary is a closed form (not a numeric search's)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Answer:
     question: Question
     value: Fraction | float  # base units, rounded as the question says
@@ -90,6 +108,26 @@ class Answer:
     solution: Solution  # the model solved at the answer
     boundary_solution: Solution | None
     rounding: Rounding
+
+    def sentence(self) -> str:
+        """'batch = 64 (floor of the boundary 64.9671 to steps of 1); tpot <= tpot_target holds there'."""
+        var = self.solution.model.variables[self.question.find]
+        how = f" ({self.how})" if self.rounding.how != "boundary" else ""
+        return f"{var.name} = {fmt(in_unit(self.value, var.factor), 6)} {var.unit}".rstrip() + f"{how}; {self.question.condition_text} holds there"
+
+    def answer(self) -> float:
+        """The answer in its variable's display unit (an int for a whole-number variable)."""
+        var = self.solution.model.variables[self.question.find]
+        x = in_unit(self.value, var.factor)
+        return int(round(x)) if var.domain.integer and x == round(x) else x
+
+    def __repr__(self) -> str:
+        return short("Answer", [f"{self.question.name}: {self.sentence()}", self.solution._title()])
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p><b>{html.escape(self.question.name)}</b>: {html.escape(self.sentence())}</p><p>{html.escape(self.solution._title())}</p>" + self.solution._html_values()
 
     @property
     def how(self) -> str:
@@ -147,8 +185,8 @@ class SweepResult:
     reference: float | None  # the reference variable's value (display unit), e.g. the TPOT target
 
 
-@dataclass(frozen=True)
-class Report:
+@dataclass(frozen=True, repr=False)
+class Report(Values):
     model: Model
     solution: Solution  # the model solved forward on its hardware, at the givens
     answers: dict[str, Answer | ChaincError]  # question -> answer, or the error that says why there is none
@@ -170,6 +208,22 @@ class Report:
     @property
     def ok(self) -> bool:
         return all(c.ok for c in self.checks)
+
+    def _verdicts(self) -> list[str]:
+        answers = [f"{q}: " + (a.message if isinstance(a, ChaincError) else a.sentence()) for q, a in self.answers.items()]
+        passed = sum(c.ok for c in self.checks)
+        return [*answers, f"checks: {passed}/{len(self.checks)} ok" if self.checks else ""]
+
+    def __repr__(self) -> str:
+        return short("Report", [self._title(), *self._summary(), *self._verdicts()])
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<li>{html.escape(v)}</li>" for v in self._verdicts() if v)
+        checks = "".join(f"<tr><td>{'ok' if c.ok else 'FAIL'}</td><td>{html.escape(c.check.about)}</td><td>{html.escape('; '.join(c.lines))}</td></tr>" for c in self.checks)
+        table = f"<table><thead><tr><th></th><th>check</th><th>compared</th></tr></thead><tbody>{checks}</tbody></table>" if checks else ""
+        return f"<p><b>{html.escape(self._title())}</b></p>" + self._html_values() + f"<ul>{rows}</ul>" + table
 
     def answer(self, question: str) -> Answer:
         a = self.answers[question]

@@ -1,0 +1,172 @@
+"""The command line: parse arguments, call the pipeline, print. The only place that turns errors into exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+
+from rich.console import Console
+
+from .. import __version__
+from ..errors import ChaincError
+from ..project import Project, bundled_root, display_path
+from ..textout import plain
+from .building import cmd_build, cmd_init, cmd_plot, cmd_schema
+from .catalog import cmd_list, error_json
+from .checking import cmd_check
+from .showing import cmd_show
+from .solving import cmd_solve
+
+EXAMPLES = """\
+examples:
+  chainc list                                   models, GPUs and LLMs
+  chainc show goodput                           a model's inputs, results, questions and checks
+  chainc check                                  run every model's checks
+  chainc solve goodput                          solve forward from the defaults
+  chainc solve goodput --given batch=128        change an input
+  chainc solve goodput --find batch --given tpot=10ms    solve backwards
+  chainc solve goodput --question max_batch --gpu h200   ask a question on another GPU
+  chainc solve kv-ceiling --llm llama-3.1-70b --explain  show every step
+  chainc build                                  check and solve every model into exports/
+  chainc init my-project                        start a project of your own chains
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="chainc", description="A compiler for chains of LLM-serving capacity math.", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"chainc {__version__} (bundled library: {bundled_root()})")
+    p.add_argument("--root", metavar="DIR", help="the project folder (default: $CHAINC_ROOT, else the nearest folder upward with chainc.toml or models/)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser(
+        "list",
+        help="list models, GPUs and LLMs, and where each comes from",
+        description="List the project's models and the catalog's GPUs and LLMs, with the folder each comes from (the project's own, or the bundled library).",
+        epilog="example: chainc list --json",
+    )
+    s.add_argument("--json", action="store_true", help="print JSON")
+
+    s = sub.add_parser(
+        "show",
+        help="what a model is: inputs with defaults, results, questions, sweeps, checks, catalog values it reads",
+        description="Show a model: title, about, the catalog values it reads, its inputs with defaults and units, its results, tables, questions, sweeps and checks.",
+        epilog="examples:\n  chainc show goodput\n  chainc show goodput --gpu h200 --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("model", metavar="MODEL", help="a model name or a path to a model file")
+    s.add_argument("--gpu", help="show the values on this GPU")
+    s.add_argument("--llm", help="show the values on this LLM")
+    s.add_argument("--json", action="store_true", help="print JSON")
+
+    s = sub.add_parser(
+        "init",
+        help="start a project: chainc.toml and models/ with an example chain",
+        description="Write chainc.toml and models/ with one commented example chain that uses the bundled catalog. Nothing else is written, and nothing is overwritten.",
+        epilog="example: chainc init my-project && cd my-project && chainc check",
+    )
+    s.add_argument("dir", nargs="?", default=".", metavar="DIR", help="the folder (default: the working folder)")
+
+    s = sub.add_parser(
+        "check",
+        help="load, unit-check and run every check of models",
+        description="Load and unit-check models and run their checks. Exit 0: all good; 1: a check failed; 2: a model error.",
+        epilog="example: chainc check goodput kv-ceiling",
+    )
+    s.add_argument("models", nargs="*", metavar="MODEL", help="model names or paths (default: all of models/)")
+    s.add_argument("--gpu", help="run on this GPU instead of each model's own")
+    s.add_argument("--llm", help="run on this LLM instead of each model's own")
+    s.add_argument("--json", action="store_true", help="print JSON: each model and each check")
+
+    s = sub.add_parser(
+        "solve",
+        help="solve a model in any direction",
+        description="Solve a model. Defaults are inputs; --given fixes a value, --find makes a variable unknown; --question answers a named question.",
+        epilog="examples:\n  chainc solve goodput --given batch=128\n  chainc solve goodput --find batch --given tpot=10ms\n  chainc solve p99-knee --question max_utilization --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("model", metavar="MODEL", help="a model name in models/ or a path to a model file")
+    _query_arguments(s, "")
+    s.add_argument("--question", metavar="NAME", help="answer one of the model's questions")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument("--explain", action="store_true", help="show each step: equation, rearranged form, numbers, result")
+
+    s = sub.add_parser(
+        "build",
+        help="build models into exports/ (json, xlsx, tex, pdf, py)",
+        description="Check and build every model (or the named ones) into exports/. Without --format, every available format is built.",
+        epilog="examples:\n  chainc build\n  chainc build goodput --format py --find batch --given tpot=10ms\n  chainc build --format xlsx --out /tmp/out",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("models", nargs="*", metavar="MODEL")
+    s.add_argument("--format", action="append", default=[], metavar="FORMAT", help="json, xlsx, tex, pdf or py (repeat for several)")
+    s.add_argument("--out", default=None, help="output folder (default: exports/ of the project)")
+    s.add_argument("--json", action="store_true", help="print JSON: the files written")
+    _query_arguments(s, "py: also compile this query as a function; ")
+    s.add_argument("--numpy", action="store_true", help="py: vectorised functions over NumPy arrays")
+
+    s = sub.add_parser(
+        "plot", help="draw a model's sweep", description="Draw a model's sweep (as in its derivation sheet) to a PNG, SVG or PDF file.", epilog="example: chainc plot goodput -o goodput.png"
+    )
+    s.add_argument("model", metavar="MODEL")
+    s.add_argument("--sweep", metavar="NAME", help="which sweep (default: the model's first)")
+    s.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf")
+    s.add_argument("--gpu", help="catalog GPU id")
+    s.add_argument("--llm", help="catalog LLM id")
+    s.add_argument("--json", action="store_true", help="print JSON: the file written")
+
+    sub.add_parser("schema", help="print the model file's JSON Schema", description="Print the JSON Schema of model files, for editors.", epilog="example: chainc schema > model.schema.json")
+    return p
+
+
+def _query_arguments(s: argparse.ArgumentParser, prefix: str) -> None:
+    """--given, --find, --gpu and --llm: a query, as solve and build take it."""
+    s.add_argument("--given", action="append", default=[], metavar="NAME=QUANTITY", help=prefix + "fix a value: tpot=10ms, bandwidth=4.8TB/s, batch=128 (a bare number is in the display unit)")
+    s.add_argument("--find", action="append", default=[], metavar="NAME", help=prefix + "make NAME unknown (drops its default)")
+    s.add_argument("--gpu", help="catalog GPU id (chainc list)")
+    s.add_argument("--llm", help="catalog LLM id (chainc list)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out = Console(highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    as_json = getattr(args, "json", False)
+    # SIGTERM unwinds like an exception, so staging folders and temporary files are removed
+    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
+    try:
+        if args.command == "init":
+            return cmd_init(args, None, out)
+        return COMMANDS[args.command](args, Project(args.root), out)
+    except ChaincError as e:
+        if as_json:
+            print(json.dumps({"error": error_json(e)}, indent=2))
+        else:
+            err.print(plain(e.render()))
+        return e.exit_code
+    except OSError as e:  # writing an output (plot -o, a cache): say which file, never a traceback
+        message = f"cannot write {display_path(e.filename) if e.filename else 'a file'}: {e.strerror or e}"
+        if as_json:
+            print(json.dumps({"error": {"kind": "error", "path": e.filename, "line": None, "column": None, "message": message, "hint": "check the path and its permissions"}}, indent=2))
+        else:
+            err.print(plain(f"error: {message}\nhint: check the path and its permissions"))
+        return 2
+    except KeyboardInterrupt:
+        err.print("interrupted", markup=False)
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
+
+
+COMMANDS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "solve": cmd_solve, "build": cmd_build, "plot": cmd_plot, "schema": cmd_schema}

@@ -1,0 +1,74 @@
+"""`chainc build`, `plot`, `init` and `schema`: the commands that write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.console import Console
+
+from ..errors import ArgumentError
+from ..project import Project, display_path
+from ..schema import MODEL_SCHEMA
+from ..textout import plain
+from .args import givens, hardware, nonempty
+
+
+def cmd_build(args, project: Project, out: Console) -> int:
+    from ..backends import BuildOptions
+    from ..build import build
+
+    nonempty(args, "gpu", "llm", "find", "format", "out")
+    hardware(project, args)
+    names = args.models or project.model_names()
+    if not names:
+        raise ArgumentError(f"no models in {display_path(project.own.models)}", None, "add a model file there, or start from `chainc init`")
+    outdir = Path(args.out) if args.out is not None else project.exports
+    formats = [f.strip() for item in args.format for f in item.split(",") if f.strip()]
+    if args.format and not formats:
+        raise ArgumentError("--format needs a format", None, "formats: json, xlsx, tex, pdf, py")
+    options = BuildOptions(outdir, tuple(args.find), givens(args.given), args.numpy, args.gpu, args.llm)
+    progress = (lambda msg: None) if args.json else (lambda msg: out.print(plain(msg)))
+    written = build(project, names, formats, options, notify=progress)
+    if args.json:
+        print(json.dumps({"written": [str(p) for p in written]}, indent=2))
+    else:
+        out.print(plain(f"wrote {len(written)} file{'s' if len(written) != 1 else ''} into {display_path(outdir)}/"))
+    return 0
+
+
+def cmd_plot(args, project: Project, out: Console) -> int:
+    from ..backends.plot import FORMATS, plot
+    from ..sweep import run_sweep
+
+    nonempty(args, "gpu", "llm", "sweep", "output")
+    hardware(project, args)
+    model = project.model(args.model)
+    if Path(args.output).suffix.lower() not in FORMATS:
+        raise ArgumentError(f"cannot draw to '{Path(args.output).name}'", None, "write FILE.png, FILE.svg or FILE.pdf")
+    if not model.sweeps:
+        raise ArgumentError(f"model '{model.name}' has no sweep to draw", model.loc, "add one under sweeps: (see models/goodput.yaml)")
+    name = args.sweep or next(iter(model.sweeps))
+    if name not in model.sweeps:
+        raise ArgumentError(f"model '{model.name}' has no sweep '{name}'", None, f"sweeps: {', '.join(model.sweeps)}")
+    result = run_sweep(model, model.sweeps[name], project.catalog, args.gpu if model.gpu else None, args.llm if model.llm else None)
+    path = plot(model, result, Path(args.output))
+    if args.json:
+        print(json.dumps({"written": [str(path)]}, indent=2))
+    else:
+        out.print(plain(f"wrote {path}"))
+    return 0
+
+
+def cmd_init(args, project: Project | None, out: Console) -> int:
+    from ..init import init
+
+    for path in init(Path(args.dir)):
+        out.print(plain(f"wrote {display_path(path)}"))
+    out.print(plain(f"next: cd {args.dir} && chainc check && chainc solve example" if args.dir != "." else "next: chainc check && chainc solve example"))
+    return 0
+
+
+def cmd_schema(args, project: Project, out: Console) -> int:
+    print(json.dumps(MODEL_SCHEMA, indent=2))
+    return 0

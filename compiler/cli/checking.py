@@ -1,0 +1,63 @@
+"""`chainc check`: each model's checks; a broken model is reported and the others still run."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.text import Text
+
+from ..errors import ArgumentError, ChaincError
+from ..project import Project, display_path
+from ..report import evaluate
+from ..textout import plain
+from .args import hardware
+from .catalog import error_json
+
+
+def cmd_check(args, project: Project, out: Console) -> int:
+    """Each model in turn: a broken one is reported (on stderr) with its error, and the others still run."""
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    hardware(project, args)
+    names = args.models or project.model_names()
+    if not names:
+        raise ArgumentError(f"no models in {display_path(project.own.models)}", None, "add a model file there, or start from `chainc init`")
+    failed = total = broken = 0
+    report = []
+    for name in names:
+        entry = {"name": name}
+        try:
+            model = project.model(name)
+            entry.update(name=model.name, path=model.path)
+            evaluated = evaluate(model, project.catalog, args.gpu, args.llm, source=project.source)
+            for answer in evaluated.answers.values():  # every question must have its answer on this hardware
+                if isinstance(answer, ChaincError):
+                    raise answer
+            outcomes = evaluated.checks
+        except ChaincError as e:
+            broken += 1
+            entry["error"] = error_json(e)
+            report.append(entry)
+            if not args.json:
+                err.print(plain(e.render()))
+            continue
+        bad = [o for o in outcomes if not o.ok]
+        total += len(outcomes)
+        failed += len(bad)
+        entry["ok"] = not bad
+        entry["checks"] = [{"line": o.check.loc.line, "about": o.check.about, "ok": o.ok, "lines": list(o.lines)} for o in outcomes]
+        report.append(entry)
+        if args.json:
+            continue
+        mark = Text("ok", style="green") if not bad else Text("FAIL", style="red")
+        out.print(Text.assemble(mark, f"  {model.name}: {len(outcomes) - len(bad)}/{len(outcomes)} checks"))
+        for o in bad:
+            out.print(plain(f"      {o.check.loc}: {o.check.about or 'check'}"))
+            for line in o.lines:
+                out.print(plain(f"        {line}"))
+    code = 2 if broken else 1 if failed else 0
+    if args.json:
+        print(json.dumps({"models": report, "passed": total - failed, "failed": failed, "broken": broken}, indent=2))
+    else:
+        out.print(f"{total - failed} passed, {failed} failed" + (f", {broken} model{'s' if broken > 1 else ''} with errors" if broken else ""))
+    return code

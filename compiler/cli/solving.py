@@ -1,0 +1,80 @@
+"""`chainc solve`: forward, backwards (--find) or a question; tables, JSON, or the derivation (--explain)."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from ..api import ask, solve
+from ..backends.json_report import solution_json
+from ..errors import ArgumentError
+from ..format import fmt
+from ..project import Project
+from ..results import Answer, Solution
+from ..textout import plain
+from .args import finds, givens, hardware, nonempty
+
+
+def cmd_solve(args, project: Project, out: Console) -> int:
+    nonempty(args, "gpu", "llm", "question", "find")
+    hardware(project, args)
+    model = project.model(args.model)
+    given = givens(args.given)
+    answer = None
+    if args.question is not None:
+        if args.find:
+            raise ArgumentError("--question and --find do not go together", None, "a question says what it finds")
+        answer = ask(model, args.question, given, gpu=args.gpu, llm=args.llm, project=project)
+        solution = answer.solution
+    else:
+        solution = solve(model, given, finds(model, args.find), gpu=args.gpu, llm=args.llm, project=project)
+    if args.json:
+        print(json.dumps(solution_json(solution, answer), indent=2))
+        return 0
+    _print_solution(out, solution, answer, args.explain)
+    return 0
+
+
+def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: bool) -> None:
+    m = s.model
+    hardware = ", ".join(e.title for e in (s.gpu, s.llm) if e)
+    out.print(Text.assemble(plain(m.title, "bold"), plain(f" ({m.name}{', ' + hardware if hardware else ''})")))
+    if explain:
+        _explain(out, s)
+    t = RichTable(show_edge=False, box=None, pad_edge=False)
+    for col in ("", "name", "value", "unit", "description"):
+        t.add_column(col, justify="right" if col == "value" else "left")
+    for n, v in m.variables.items():
+        kind = "answer" if answer is not None and n == answer.question.find else "given" if n in s.given else "input" if n in s.plan.known else "numeric" if n in s.numeric else ""
+        t.add_row(kind, plain(n), fmt(s.display(n), v.digits), plain(v.unit), plain(v.description))
+    out.print(t)
+    for name, rows in s.tables.items():
+        table = m.tables[name]
+        rt = RichTable(title=plain(f"table {name}: {table.about}"), title_justify="left", show_edge=False, box=None, pad_edge=False)
+        rt.add_column("i", justify="right")
+        for c in table.columns:
+            rt.add_column(plain(f"{c.name}\n{c.unit}"), justify="right")
+        for i, row in enumerate(rows, 1):
+            rt.add_row(str(i), *[fmt(c.to_display(row[c.name])) for c in table.columns])
+        out.print()
+        out.print(rt)
+    if s.numeric:
+        out.print(plain(f"\nsolved numerically: {', '.join(sorted(s.numeric))} ({next(iter(s.numeric.values()))})"))
+    if answer is not None:
+        q, var = answer.question, m.variables[answer.question.find]
+        out.print()
+        out.print(Text.assemble(plain(q.name, "bold"), plain(f": {q.ask or q.condition_text}")))
+        how = f" ({answer.how})" if answer.how and answer.how != "the boundary" else ""
+        out.print(plain(f"  {var.name} = {fmt(var.to_display(answer.value), 6)} {var.unit}".rstrip() + f"{how}; {q.condition_text} holds there"))
+
+
+def _explain(out: Console, s: Solution) -> None:
+    """The derivation, step by step, as plain text: the same structure the LaTeX sheet prints."""
+    from ..derivation import text_lines
+
+    out.print()
+    for line in text_lines(s):
+        out.print(plain(line, "bold" if line.startswith("step ") else ""))

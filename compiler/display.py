@@ -1,0 +1,84 @@
+"""How results read in a REPL and a notebook: short reprs, HTML tables, display units first.
+
+Values inside are exact numbers in base units (bits, seconds, tokens); a reader
+sees display units: `r["tpot"]` is a pint Quantity in ms/token, `r.value("tpot")`
+a float in ms/token. The mixins here give Solution, Answer and Report their
+`__repr__`, `_repr_html_` and `_repr_markdown_`.
+"""
+
+from __future__ import annotations
+
+import html
+
+from .format import fmt
+from .numbers import in_unit
+
+SHOWN = 6  # values a repr shows before "... and N more"
+
+
+class Values:
+    """Reading a solution's values in display units. Needs `self.solution` (a Solution)."""
+
+    def value(self, name: str) -> float:
+        """The value of a variable, parameter or column aggregate in its display unit, as a float."""
+        s = self.solution
+        q = s.model.quantity(name)
+        if q is None:
+            raise KeyError(f"{s.model.name} has no value '{name}'")
+        return in_unit(s.values[name], q.factor)
+
+    def quantity(self, name: str):
+        """The value as a pint Quantity in its display unit (pint is imported on first use)."""
+        from .units import ureg
+
+        q = self.solution.model.quantity(name)
+        if q is None:
+            raise KeyError(f"{self.solution.model.name} has no value '{name}'")
+        return ureg.Quantity(self.value(name), q.unit.replace("^", "**") or "dimensionless")
+
+    def __getitem__(self, name: str):
+        return self.quantity(name)
+
+    def rows(self) -> list[tuple[str, str, str, str, str]]:
+        """(kind, name, value, unit, description) for every variable, as the CLI's table shows them."""
+        s = self.solution
+        out = []
+        for n, v in s.model.variables.items():
+            kind = "given" if n in s.given else "input" if n in s.plan.known else "numeric" if n in s.numeric else ""
+            out.append((kind, n, fmt(self.value(n), v.digits), v.unit, v.description))
+        return out
+
+    def to_dataframe(self):
+        """The values as a pandas DataFrame (pandas is optional: `pip install pandas`)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_dataframe() needs pandas: pip install pandas") from None
+        s = self.solution
+        data = [(n, self.value(n), v.unit, v.description, kind) for (kind, n, _, _, _), (_, v) in zip(self.rows(), s.model.variables.items())]
+        return pd.DataFrame(data, columns=["name", "value", "unit", "description", "kind"]).set_index("name")
+
+    def _title(self) -> str:
+        s = self.solution
+        hardware = ", ".join(e.title for e in (s.gpu, s.llm) if e)
+        return f"{s.model.title} ({s.model.name}{', ' + hardware if hardware else ''})"
+
+    def _summary(self) -> list[str]:
+        s = self.solution
+        computed = [r for r in self.rows() if r[0] != "input" and r[0] != "given"]
+        shown = [f"{n} = {v} {u}".rstrip() for _, n, v, u, _ in computed[:SHOWN]]
+        more = len(computed) - SHOWN
+        given = ", ".join(f"{n}={fmt(self.value(n))}" for n in s.given)
+        return [("given " + given) if given else "", ", ".join(shown) + (f", ... and {more} more" if more > 0 else "")]
+
+    def _html_values(self) -> str:
+        cells = "".join(
+            f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(n)}</code></td><td style='text-align:right'>{html.escape(v)}</td><td>{html.escape(u)}</td><td>{html.escape(d)}</td></tr>"
+            for k, n, v, u, d in self.rows()
+        )
+        return f"<table><thead><tr><th></th><th>name</th><th>value</th><th>unit</th><th>description</th></tr></thead><tbody>{cells}</tbody></table>"
+
+
+def short(kind: str, lines: list[str]) -> str:
+    body = "\n  ".join(line for line in lines if line)
+    return f"<{kind} {body}>"
