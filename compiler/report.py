@@ -14,7 +14,7 @@ from .errors import ChaincError
 from .ir import Model
 from .quantities import given_value
 from .results import CatalogReport, Query, Report
-from .solve import ask_query, entry_values, solve_query
+from .solve import ask_query, asking, entry_solution, entry_values, solve_query
 from .sweep import run_sweep
 
 
@@ -35,20 +35,26 @@ def evaluate(
     values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
     solution = solve_query(model, catalog, Query(values, (), gpu, llm))
     answers: dict = {}
+    rules: dict = {}
     for name in model.questions:
         try:
             answers[name] = ask_query(model, catalog, name, Query(values, (), gpu, llm))
         except ChaincError as e:
             answers[name] = e
+        try:
+            rules[name] = asking(model, name, frozenset(n for n, _ in values))
+        except ChaincError:
+            pass  # a question whose shape cannot be planned: its answer holds the error
     checks = tuple(run_check(model, c, catalog, gpu, llm) for c in model.checks)
     sweeps = {name: run_sweep(model, sw, catalog, gpu, llm, values) for name, sw in model.sweeps.items()}
     custom = {}
     for name, (find, qgiven) in (queries or {}).items():
         qvalues = tuple((n, given_value(model, n, v)) for n, v in qgiven.items())
         custom[name] = solve_query(model, catalog, Query(qvalues, tuple(find), gpu, llm))
-    return Report(model, solution, answers, checks, sweeps, custom, values, source(model.path) if source else model.path, imports)
+    return Report(model, solution, answers, checks, sweeps, custom, values, source(model.path) if source else model.path, imports, rules)
 
 
 def catalog_report(catalog: Catalog) -> CatalogReport:
     entries = {kind: tuple((e, entry_values(e)) for e in catalog.entries(kind)) for kind in ("gpu", "llm")}
-    return CatalogReport(catalog.fields, entries)
+    programs = {(kind, e.id): entry_solution(e).program for kind, pairs in entries.items() for e, _ in pairs}
+    return CatalogReport(catalog.fields, entries, programs)

@@ -143,6 +143,31 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Asking:
+    """A question as programs and data: everything the answer rule runs, without running it (what printers print).
+
+    `at` is the model's program with the question's variable known (the condition reads its values);
+    `boundary` solves the condition as an equation for the variable (None: no plan has it); lo, hi,
+    step and probe are the rule's edges, grid and probe point (base units).
+    """
+
+    question: Question
+    condition: P.Cmp
+    boundary: P.Program | None
+    at: P.Program
+    lo: Fraction | None
+    hi: Fraction | None
+    step: Fraction | None
+    probe: Fraction
+    strict: bool
+
+    @property
+    def closed(self) -> bool:
+        """The boundary is a closed form (not a numeric search's)."""
+        return self.boundary is not None and self.question.find not in self.boundary.numeric
+
+
+@dataclass(frozen=True)
 class Expected:
     name: str  # the variable compared (a question check: the question's variable)
     label: str  # 'tpot', or 'max_batch -> batch'
@@ -196,6 +221,7 @@ class Report(Values):
     given: tuple[tuple[str, Fraction | float], ...] = ()
     source: str = ""  # the model file as outputs name it: 'models/goodput.yaml' (relative to its library folder)
     imports: dict[str, Report] = field(default_factory=dict)  # alias -> the imported model's own report
+    asking: dict[str, Asking] = field(default_factory=dict)  # question -> its programs and rule data (also when it has no answer)
 
     @property
     def gpu(self) -> Entry | None:
@@ -238,6 +264,7 @@ class CatalogReport:
 
     fields: dict[str, dict[str, FieldSpec]]
     entries: dict[str, tuple[tuple[Entry, dict], ...]]  # kind -> ((entry, values), ...)
+    programs: dict[tuple[str, str], P.Program] = field(default_factory=dict)  # (kind, id) -> the program computing its derived fields
 
     def values(self, kind: str, entry_id: str) -> dict:
         return next(v for e, v in self.entries[kind] if e.id == entry_id)

@@ -25,7 +25,7 @@ from .limits import MAX_EXACT_DIGITS
 from .limits import value as limit_value
 from .numbers import exact
 from .plan import make_plan
-from .results import Answer, Plan, Query, Rounding, Solution
+from .results import Answer, Asking, Plan, Query, Rounding, Solution
 from .run import evaluate, run_assign, runner
 from .runtime import values as V
 from .runtime.answer import NoAnswer, answer
@@ -37,9 +37,14 @@ NUMERIC = "bracketed root search, relative tolerance 1e-12"
 
 
 @lru_cache(maxsize=256)
+def entry_solution(entry) -> Solution:
+    """A catalog entry solved: its typed values as inputs, its derived sizes computed by its own program."""
+    return solve_query(entry.model, None, Query())
+
+
 def entry_values(entry) -> dict:
     """Every field of a catalog entry in base units (derived ones solved); None where the entry has none."""
-    s = solve_query(entry.model, None, Query())
+    s = entry_solution(entry)
     return {name: s.values.get(name) for name in entry.fields}
 
 
@@ -153,6 +158,26 @@ def _edges(q: Question, var: Variable):
     return lo, d.hi, step
 
 
+def _boundary_equation(model: Model, q: Question) -> Equation:
+    return Equation(len(model.equations), _boundary_text(q.condition_text), q.condition.lhs, q.condition.rhs, q.loc)
+
+
+def asking(model: Model, question: str, given: frozenset = frozenset()) -> Asking:
+    """A question's programs and the rule's data, with the variables `given` known besides the defaults."""
+    q = model.questions[question]
+    var = model.variables[q.find]
+    known = frozenset(n for n, v in model.variables.items() if v.default is not None) | frozenset(given)
+    at = lower.lower(make_plan(model, known | {q.find}, ()))  # the arguments solve_query passes: one cached plan
+    try:
+        boundary = lower.lower(make_plan(model, known - {q.find}, (_boundary_equation(model, q),)))
+    except SolveError:
+        boundary = None
+    lo, hi, step = _edges(q, var)
+    probe = lo if lo is not None else hi if hi is not None else (exact(var.default) if var.default is not None and var.default.is_number else exact(var.factor))
+    strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
+    return Asking(q, lower.expr(q.condition), boundary, at, lo, hi, step, probe, strict)
+
+
 def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     """The largest (or smallest) value of the question's variable that meets its condition."""
     if question not in model.questions:
@@ -162,34 +187,30 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     given = dict(query.given)
     if q.find in given:
         raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"drop --given {q.find}=...; the question computes it")
-    condition = lower.expr(q.condition)
+    rule = asking(model, question, frozenset(given))
 
     @lru_cache(maxsize=64)
     def at(x) -> Solution:
         return solve_query(model, catalog, Query(tuple({**given, q.find: x}.items()), (), query.gpu, query.llm, (), False))
 
     def feasible(x) -> bool:
-        return bool(evaluate(condition, at(x).values))
+        return bool(evaluate(rule.condition, at(x).values))
 
-    boundary_eq = Equation(len(model.equations), _boundary_text(q.condition_text), q.condition.lhs, q.condition.rhs, q.loc)
     try:
-        bsol = solve_query(model, catalog, Query(tuple(given.items()), (q.find,), query.gpu, query.llm, (boundary_eq,)))
+        bsol = solve_query(model, catalog, Query(tuple(given.items()), (q.find,), query.gpu, query.llm, (_boundary_equation(model, q),)))
         boundary = bsol.values[q.find]
     except SolveError:
         bsol, boundary = None, None
-    lo, hi, step = _edges(q, var)
     d = lower.domain_of(var)
-    probe = lo if lo is not None else hi if hi is not None else (exact(var.default) if var.default is not None and var.default.is_number else exact(var.factor))
     closed = bsol is not None and q.find not in bsol.numeric
-    strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
     try:
-        value, how, back = answer(boundary, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, step, lo, hi, probe, closed, strict)
+        value, how, back = answer(boundary, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict)
     except NoAnswer as e:
         if e.kind == "infeasible":
-            raise _infeasible(model, q, var, at(e.at), condition) from None
+            raise _infeasible(model, q, var, at(e.at), rule.condition) from None
         where = e.where if e.boundary is None else f"{e.where} {_show(var, e.boundary)}"
         raise _unbounded(q, var, where) from None
-    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, Rounding(how, step, back, closed))
+    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, Rounding(how, rule.step, back, closed))
 
 
 def _boundary_text(condition: str) -> str:
