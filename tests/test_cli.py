@@ -118,3 +118,15 @@ def test_entry_points(argv):
     r = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0
     assert "chainc solve goodput --question max_batch --gpu h200" in r.stdout
+
+
+def test_checks_on_other_hardware_are_references_not_failures(capsys):
+    code, out, _ = run(capsys, "check", "goodput", "--gpu", "h200")
+    assert code == 0 and "FAIL" not in out
+    assert "n/a  tpot = 6.925 ms/token (card: 9.9 ms/token on NVIDIA H100 SXM5 80GB with Llama 3.1 8B)" in out
+    assert "0 passed, 0 failed, 8 not applicable" in out
+    code, out, _ = run(capsys, "check", "goodput", "--gpu", "h200", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["not_applicable"] == 8 and not any(c["applies"] for c in data["models"][0]["checks"])
+    code, out, _ = run(capsys, "check", "goodput", "--gpu", "h100-sxm")  # its own hardware, named: the checks apply
+    assert code == 0 and "ok  goodput: 8/8 checks" in out

@@ -22,7 +22,7 @@ def cmd_check(args, project: Project, out: Console) -> int:
     names = args.models or project.model_names()
     if not names:
         raise ArgumentError(f"no models in {display_path(project.own.models)}", None, "add a model file there, or start from `chainc init`")
-    failed = total = broken = 0
+    failed = total = broken = skipped = 0
     report = []
     for name in names:
         entry = {"name": name}
@@ -42,22 +42,27 @@ def cmd_check(args, project: Project, out: Console) -> int:
                 err.print(plain(e.render()))
             continue
         bad = [o for o in outcomes if not o.ok]
-        total += len(outcomes)
+        refs = [o for o in outcomes if not o.applies]
+        total += len(outcomes) - len(refs)
         failed += len(bad)
+        skipped += len(refs)
         entry["ok"] = not bad
-        entry["checks"] = [{"line": o.check.loc.line, "about": o.check.about, "ok": o.ok, "lines": list(o.lines)} for o in outcomes]
+        entry["checks"] = [{"line": o.check.loc.line, "about": o.check.about, "ok": o.ok, "applies": o.applies, "lines": list(o.lines)} for o in outcomes]
         report.append(entry)
         if args.json:
             continue
-        mark = Text("ok", style="green") if not bad else Text("FAIL", style="red")
-        out.print(Text.assemble(mark, f"  {model.name}: {len(outcomes) - len(bad)}/{len(outcomes)} checks"))
-        for o in bad:
+        mark = Text("FAIL", style="red") if bad else Text("ok", style="green") if not refs or len(refs) < len(outcomes) else Text("n/a", style="yellow")
+        counts = f"{len(outcomes) - len(refs) - len(bad)}/{len(outcomes) - len(refs)} checks" if len(refs) < len(outcomes) else "no checks for this hardware"
+        note = f"; {len(refs)} written for {refs[0].written_for}: shown as references" if refs else ""
+        out.print(Text.assemble(mark, plain(f"  {model.name}: {counts}{note}")))
+        for o in bad + refs:
             out.print(plain(f"      {o.check.loc}: {o.check.about or 'check'}"))
             for line in o.lines:
                 out.print(plain(f"        {line}"))
     code = 2 if broken else 1 if failed else 0
     if args.json:
-        print(json.dumps({"models": report, "passed": total - failed, "failed": failed, "broken": broken}, indent=2))
+        print(json.dumps({"models": report, "passed": total - failed, "failed": failed, "not_applicable": skipped, "broken": broken}, indent=2))
     else:
-        out.print(f"{total - failed} passed, {failed} failed" + (f", {broken} model{'s' if broken > 1 else ''} with errors" if broken else ""))
+        tail = (f", {skipped} not applicable (written for other hardware)" if skipped else "") + (f", {broken} model{'s' if broken > 1 else ''} with errors" if broken else "")
+        out.print(f"{total - failed} passed, {failed} failed{tail}")
     return code
