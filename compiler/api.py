@@ -35,7 +35,7 @@ def _catalog(model: Model, project: Project | None):
     return project.catalog if project is not None else None
 
 
-def _query(model: Model, given: dict | None, find=(), gpu=None, llm=None, extra=(), check_domain=True) -> Query:
+def query_of(model: Model, given: dict | None, find=(), gpu=None, llm=None, extra=(), check_domain=True) -> Query:
     values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
     return Query(values, tuple(find), gpu, llm, tuple(extra), check_domain)
 
@@ -58,14 +58,14 @@ def solve(
     """
     model, project = _resolve(model, project)
     given = {**(given or {}), **values}
-    return solve_query(model, _catalog(model, project), _query(model, given, find, gpu, llm, extra, check_domain))
+    return solve_query(model, _catalog(model, project), query_of(model, given, find, gpu, llm, extra, check_domain))
 
 
 def ask(model: Model | str, question: str, given: dict | None = None, gpu: str | None = None, llm: str | None = None, project: Project | None = None, **values) -> Answer:
     """Answer one of the model's questions (the largest batch that meets the target, ...); values as for solve()."""
     model, project = _resolve(model, project)
     given = {**(given or {}), **values}
-    return ask_query(model, _catalog(model, project), question, _query(model, given, (), gpu, llm))
+    return ask_query(model, _catalog(model, project), question, query_of(model, given, (), gpu, llm))
 
 
 def evaluate(model: Model | str, gpu: str | None = None, llm: str | None = None, project: Project | None = None, given: dict | None = None, **values) -> Report:

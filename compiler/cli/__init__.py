@@ -90,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--question", metavar="NAME", help="answer one of the model's questions")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--explain", action="store_true", help="show each step: equation, rearranged form, numbers, result")
+    s.add_argument("--sensitivity", nargs="?", const="", metavar="TARGET", help="each input's elasticity on TARGET (default: the question's answer, else the last result), largest first")
 
     s = sub.add_parser(
         "build",

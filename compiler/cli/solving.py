@@ -9,6 +9,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from ..api import ask, solve
+from ..api import query_of as query
 from ..backends.json_report import solution_json
 from ..errors import ArgumentError
 from ..format import fmt
@@ -31,11 +32,57 @@ def cmd_solve(args, project: Project, out: Console) -> int:
         solution = answer.solution
     else:
         solution = solve(model, given, finds(model, args.find), gpu=args.gpu, llm=args.llm, project=project)
+    table = _sensitivities(args, project, model, solution, answer, query(model, given, () if answer else finds(model, args.find), args.gpu, args.llm)) if args.sensitivity is not None else None
     if args.json:
-        print(json.dumps(solution_json(solution, answer), indent=2))
+        data = solution_json(solution, answer)
+        if table is not None:
+            data["sensitivity"] = sensitivity_json(model, table)
+        print(json.dumps(data, indent=2))
         return 0
     _print_solution(out, solution, answer, args.explain)
+    if table is not None:
+        _print_sensitivities(out, model, table, answer)
     return 0
+
+
+def _sensitivities(args, project: Project, model, solution: Solution, answer: Answer | None, q):
+    from ..sensitivity import default_target, sensitivities
+
+    target = args.sensitivity or None
+    if answer is not None:
+        if target and target != answer.question.find:
+            raise ArgumentError(f"--sensitivity {target} with --question {answer.question.name}: a question's sensitivities are those of its answer", None, "drop the target, or drop --question")
+        return sensitivities(model, project.catalog, q, question=answer.question.name)
+    if target is None:
+        target = default_target(model, solution)
+    if target not in model.variables:
+        raise ArgumentError(f"--sensitivity {target}: model '{model.name}' has no variable '{target}'", None, f"results: {', '.join(n for n in model.variables if n not in solution.plan.known)}")
+    if target in solution.plan.known:
+        raise ArgumentError(f"--sensitivity {target}: {target} is an input here", None, "name a computed result, or free it with --find")
+    return sensitivities(model, project.catalog, q, target)
+
+
+def sensitivity_json(model, table) -> dict:
+    return {
+        "target": table[0].target if table else None,
+        "rows": [{"input": t.input, "value": t.value, "unit": model.variables[t.input].unit, "elasticity": t.elasticity, "method": t.method, "note": t.note} for t in table],
+    }
+
+
+def _print_sensitivities(out: Console, model, table, answer: Answer | None) -> None:
+    if not table:
+        return
+    target = table[0].target
+    what = f"the boundary of {answer.question.name} ({target})" if answer is not None else target
+    out.print()
+    out.print(Text.assemble(plain("sensitivity", "bold"), plain(f": what moves {what} most (elasticity: % change of {target} per 1% of the input)")))
+    rt = RichTable(show_edge=False, box=None, pad_edge=False)
+    for col in ("input", "value", "unit", "elasticity", "how"):
+        rt.add_column(col, justify="right" if col in ("value", "elasticity") else "left")
+    for t in table:
+        e = f"{t.elasticity:+.3f}" if t.elasticity is not None else "n/a"
+        rt.add_row(plain(t.input), fmt(t.value), plain(model.variables[t.input].unit), e, plain(t.method + (f" ({t.note})" if t.note else "")))
+    out.print(rt)
 
 
 def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: bool) -> None:
