@@ -154,6 +154,7 @@ class _Lowerer:
             pe = expr(e)
             self.tables_for([pe], inner)
             inner.append(P.Assign(name, pe, site(eq)))
+            inner.append(P.Check(name, site(eq)))  # a trial point where it leaves its domain is no solution
         res = tuple(expr(eq.residual) for eq in residuals)
         self.tables_for(res, inner)
         self.looped = outer | {t for t in self.looped if all(v not in tears for v in m.tables[t].inputs)}

@@ -63,6 +63,7 @@ class Solution(Values):
     numeric: dict = field(default_factory=dict)  # name -> how it was found numerically
     tables: dict = field(default_factory=dict)  # table -> rows (column -> value)
     formulas: dict = field(default_factory=dict)  # name -> the SymPy closed form that computed it
+    notes: tuple[str, ...] = ()  # what a reader must know: several roots, an interval of solutions
 
     def display(self, name: str) -> float:
         q = self.model.quantity(name)
@@ -94,7 +95,7 @@ class Solution(Values):
 class Rounding:
     """How an answer follows from its boundary, as data."""
 
-    how: str  # 'boundary' | 'edge' | 'floor' | 'ceiling'
+    how: str  # 'boundary' | 'edge' | 'floor' | 'ceiling' | 'search'
     step: Fraction | None  # base units
     stepped_back: bool  # a strict condition moved the answer one step
     closed: bool  # the boundary is a closed form (not a numeric search's)
@@ -138,6 +139,8 @@ class Answer:
             return "the boundary"
         if r.how == "edge":
             return f"the {'largest' if self.question.seek == 'max' else 'smallest'} allowed value"
+        if r.how == "search":
+            return "found by searching its domain (no closed-form boundary)"
         text = f"{r.how} of the boundary {V.shown(self.boundary / exact(var.factor))} to steps of {V.shown(r.step / exact(var.factor))}"
         return text + (", one step back to meet a strict condition" if r.stepped_back else "")
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 from . import program as P
 from .errors import SolveError
 from .runtime import values as V
-from .runtime.roots import NoRoot, bracket_root
+from .runtime.roots import NoRoot, all_roots, bracket_root
 
 Env = dict
 Fn = Callable[[Env], object]
@@ -175,6 +175,15 @@ def _value(v, what: str):
 class Result:
     values: dict  # name -> number (base units)
     tables: dict  # table -> list of rows (column -> number)
+    notes: tuple = ()  # what a reader must know about the values (several roots, an interval of solutions)
+
+
+class State:
+    """What a run collects besides values: tables' rows and notes."""
+
+    def __init__(self):
+        self.tables: dict = {}
+        self.notes: list = []
 
 
 class Runner:
@@ -187,19 +196,19 @@ class Runner:
 
     def __call__(self, inputs: Env) -> Result:
         env: Env = dict(inputs)
-        tables: dict = {}
+        state = State()
         for run in self.body:
-            run(env, tables)
-        return Result(env, tables)
+            run(env, state)
+        return Result(env, state.tables, tuple(dict.fromkeys(state.notes)))
 
-    # each statement becomes a function (env, tables) -> None
+    # each statement becomes a function (env, state) -> None
     def _compile(self, s):
         return getattr(self, "_" + type(s).__name__.lower())(s)
 
     def _assign(self, s: P.Assign):
         f, name, names = compile_expr(s.expr), s.name, P.refs(s.expr)
 
-        def run(env, tables):
+        def run(env, state):
             try:
                 env[name] = _value(f(env), name)
             except _FAILURES as e:
@@ -210,7 +219,7 @@ class Runner:
     def _guard(self, s: P.Guard):
         d, w, names = compile_expr(s.divisor), compile_expr(s.when), P.refs(s.divisor)
 
-        def run(env, tables):
+        def run(env, state):
             try:
                 zero = w(env) and d(env) == 0
             except _FAILURES:
@@ -223,7 +232,7 @@ class Runner:
     def _check(self, s: P.Check):
         name, dom = s.name, self.domains[s.name]
 
-        def run(env, tables):
+        def run(env, state):
             v = env[name]
             if not V.admits(v, dom.kind, dom.lo, dom.hi):
                 shown = f"{name} = {V.shown(v / dom.factor)} {dom.unit}".rstrip()
@@ -236,7 +245,7 @@ class Runner:
         names = s.names
         doms = [(self.domains[n].kind, self.domains[n].lo, self.domains[n].hi) for n in names]
 
-        def run(env, tables):
+        def run(env, state):
             options = []
             for c in cands:
                 try:
@@ -263,7 +272,7 @@ class Runner:
         prev = {n: f"{t}.prev.{n}" for n in names}
         aggs = [(name, kind, col) for name, kind, col in s.aggregates]
 
-        def run(env, tables):
+        def run(env, state):
             try:
                 n = V.rows(rows_f(env), t, s.rows_text, s.max_rows)
             except V.ChainError as e:
@@ -292,7 +301,7 @@ class Runner:
                 out.append(row)
                 for name in names:
                     scope[prev[name]] = row[name]
-            tables[t] = out
+            state.tables[t] = out
             for name, kind, col in aggs:
                 try:
                     env[name] = V.aggregate(kind, [r[col] for r in out] if col else out, f"{kind}({t}.{col})" if col else f"count({t})")
@@ -307,15 +316,15 @@ class Runner:
         starts = [compile_expr(x) if x is not None else None for x in s.starts]
         tears = s.tears
 
-        def trial(env, tables, xs) -> tuple[Env, list]:
+        def trial(env, state, xs) -> tuple[Env, list]:
             sub = dict(env)
             for n, x in zip(tears, xs):
                 sub[n] = x
             for run in body:
-                run(sub, tables)
+                run(sub, state)
             return sub, [float(_value(r(sub), "the residual")) for r in residuals]
 
-        def run(env, tables):
+        def run(env, state):
             start_values = []
             for f in starts:
                 try:
@@ -323,31 +332,53 @@ class Runner:
                 except _FAILURES:
                     start_values.append(None)
             if len(tears) == 1:
-                x = self._root_1d(s, lambda x: _quiet(lambda: trial(env, {}, [_exact(x)])[1][0]), start_values[0])
+                x = self._root_1d(s, lambda x: _quiet(lambda: trial(env, State(), [_exact(x)])[1][0]), start_values[0], state.notes)
                 xs = [_exact(x)]
             else:
-                xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, {}, [_exact(x) for x in v])[1], len(residuals)), start_values)
-            final, _ = trial(env, tables, xs)
+                xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, State(), [_exact(x) for x in v])[1], len(residuals)), start_values)
+            final, _ = trial(env, state, xs)
             env.update(final)
 
         return run
 
-    def _root_1d(self, s: P.Search, f, start):
+    def _root_1d(self, s: P.Search, f, start, notes: list):
+        """The root nearest the start: bracketed from the start, then checked against a scan of the whole domain."""
         name = s.tears[0]
         dom = self.domains[name]
+        args = (start, float(dom.factor), dom.kind, _float(dom.lo), _float(dom.hi))
         try:
-            return bracket_root(f, start, float(dom.factor), dom.kind, _float(dom.lo), _float(dom.hi))
-        except NoRoot as e:
-            unit = dom.unit
-            if e.jump is None:
-                span = f"{V.shown(e.low / float(dom.factor))} to {V.shown(e.high / float(dom.factor))} {unit}".rstrip()
-                raise SolveError(f"no value of {name} solves {s.site.what}", s.site.loc, f"searched {name} from {span} and the two sides never crossed") from None
-            at = f"{name} = {V.shown(e.jump / float(dom.factor))} {unit}".rstrip()
+            first = bracket_root(f, *args)
+        except NoRoot:
+            first = None
+        roots, jumps, (low, high), intervals = all_roots(f, *args)
+        if first is not None and not any(abs(first - r) <= 1e-9 * max(abs(r), 1e-300) for r in roots):
+            roots = sorted([*roots, first])
+        unit, factor = dom.unit, float(dom.factor)
+        if not roots:
+            if not jumps:
+                span = f"{V.shown(low / factor)} to {V.shown(high / factor)} {unit}".rstrip() if low is not None else "its domain"
+                raise SolveError(f"no value of {name} solves {s.site.what}", s.site.loc, f"searched {name} from {span} and the two sides never crossed")
+            at = ", ".join(f"{name} = {V.shown(j / factor)} {unit}".rstrip() for j in jumps[:3])
             raise SolveError(
                 f"no value of {name} makes {s.site.what.replace(': ', ' hold exactly: ', 1)}",
                 s.site.loc,
-                f"the two sides jump past each other at {at} (a step of ceil, floor or a condition); ask a question with such_that: instead",
-            ) from None
+                f"the two sides jump past each other at {at} (a step of ceil, floor or a condition, or a pole); ask a question with such_that: instead",
+            )
+        chosen = first if first is not None else min(roots, key=lambda r: abs(r - start) if start is not None else abs(r))
+        for a, b in intervals:
+            if a is None and b is None:
+                span = "in its domain"
+            elif a is None or b is None:
+                span = f"up to {V.shown(b / factor)} {unit}" if a is None else f"from {V.shown(a / factor)} {unit} up"
+            else:
+                span = f"from {V.shown(a / factor)} to {V.shown(b / factor)} {unit}"
+            notes.append(f"{name} is not unique: every value {span.strip()} solves {s.site.what}; this is one of them")
+        if intervals:
+            return chosen
+        if len(roots) > 1:
+            shown = ", ".join(f"{V.shown(r / factor)}" for r in roots[:6]) + (" ..." if len(roots) > 6 else "")
+            notes.append(f"{name} is not unique: {len(roots)} values solve {s.site.what} ({shown} {unit}); this is the one nearest {'its default' if start is not None else 'zero'}".replace("  ", " "))
+        return chosen
 
     def _root_nd(self, s: P.Search, f, starts):
         import mpmath  # only numeric blocks of several unknowns need it

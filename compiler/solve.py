@@ -122,7 +122,7 @@ def solve_query(model: Model, catalog, query: Query) -> Solution:
     numeric = {n: NUMERIC for n in program.numeric}
     formulas = {n: s.candidates[0][n] for s in plan.steps if s.method == "define" for n in s.unknowns}
     formulas.update(_chosen_forms(plan, result.values))
-    return Solution(model, plan, program, entries.get("gpu"), entries.get("llm"), result.values, given, numeric, result.tables, formulas)
+    return Solution(model, plan, program, entries.get("gpu"), entries.get("llm"), result.values, given, numeric, result.tables, formulas, result.notes)
 
 
 def _chosen_forms(plan: Plan, values: dict) -> dict:
@@ -194,7 +194,11 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
         return solve_query(model, catalog, Query(tuple({**given, q.find: x}.items()), (), query.gpu, query.llm, (), False))
 
     def feasible(x) -> bool:
-        return bool(evaluate(rule.condition, at(x).values))
+        """The condition at x; a point where the model has no admissible value is not feasible."""
+        try:
+            return bool(evaluate(rule.condition, at(x).values))
+        except SolveError:
+            return False
 
     try:
         bsol = solve_query(model, catalog, Query(tuple(given.items()), (q.find,), query.gpu, query.llm, (_boundary_equation(model, q),)))
@@ -204,10 +208,10 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     d = lower.domain_of(var)
     closed = bsol is not None and q.find not in bsol.numeric
     try:
-        value, how, back = answer(boundary, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict)
+        value, how, back = answer(boundary, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict, d.integer)
     except NoAnswer as e:
         if e.kind == "infeasible":
-            raise _infeasible(model, q, var, at(e.at), rule.condition) from None
+            raise _infeasible(model, q, var, _closest(at, e.at), rule.condition, e.searched) from None
         where = e.where if e.boundary is None else f"{e.where} {_show(var, e.boundary)}"
         raise _unbounded(q, var, where) from None
     return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, Rounding(how, rule.step, back, closed))
@@ -234,7 +238,17 @@ def _unbounded(q: Question, var: Variable, where: str) -> SolveError:
     )
 
 
-def _infeasible(model: Model, q: Question, var: Variable, s: Solution, condition) -> SolveError:
+def _closest(at, x) -> Solution | SolveError:
+    try:
+        return at(x)
+    except SolveError as e:
+        return e
+
+
+def _infeasible(model: Model, q: Question, var: Variable, s: Solution | SolveError, condition, searched=None) -> SolveError:
+    span = f"searched {q.find} from {V.shown(searched[0] / exact(var.factor))} to {V.shown(searched[1] / exact(var.factor))} {var.unit}".rstrip() if searched else ""
+    if isinstance(s, SolveError):  # the model has no admissible value even at the closest point
+        return SolveError(f"question {q.name}: no {q.find} meets {q.condition_text}: {s.message}", q.loc, (f"{span}; " if span else "") + s.hint)
     parts = []
     for side in (condition.left, condition.right):
         if isinstance(side, P.Ref) and side.name in model.variables:
@@ -246,5 +260,5 @@ def _infeasible(model: Model, q: Question, var: Variable, s: Solution, condition
     return SolveError(
         f"question {q.name}: no {q.find} meets {q.condition_text}: at {_show(var, s.values[q.find])}, {parts[0]} {negated} {parts[1]}",
         q.loc,
-        f"no {q.find} in its domain ({var.domain.describe(var)}) meets the condition{' on ' + hardware_ if hardware_ else ''}; change another input or the target",
+        (f"{span}: " if span else "") + f"no {q.find} in its domain ({var.domain.describe(var)}) meets the condition{' on ' + hardware_ if hardware_ else ''}; change another input or the target",
     )

@@ -32,6 +32,7 @@ def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
         "llm": solution.llm.id if solution.llm else None,
         "values": {n: {"value": number(v, solution.values[n]), "unit": v.unit} for n, v in m.variables.items()},
         "numeric": sorted(solution.numeric),
+        "notes": list(solution.notes),
         "tables": {name: [{c.name: number(c, row[c.name]) for c in m.tables[name].columns} for row in rows] for name, rows in solution.tables.items()},
     }
     if answer is not None:

@@ -108,6 +108,8 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
             rt.add_row(str(i), *[fmt(c.to_display(row[c.name])) for c in table.columns])
         out.print()
         out.print(rt)
+    for note in s.notes:
+        out.print(plain(f"\nnote: {note}", "yellow"))
     if s.numeric:
         out.print(plain(f"\nsolved numerically: {', '.join(sorted(s.numeric))} ({next(iter(s.numeric.values()))})"))
     if answer is not None:

@@ -1,61 +1,72 @@
 """The rule for answering a question: the largest (or smallest) value that meets the condition.
 
 Plain standard-library code, copied into generated modules (see __init__.py). The
-caller supplies the boundary (where the condition's two sides are equal; None when
-there is none) and `feasible(x)`, the condition at x. The rule probes both sides
-of the boundary to learn which way the condition runs, takes the boundary or the
-domain's edge, and rounds to the question's step on the safe side, stepping back
-once where a strict condition fails on the step. At a closed-form boundary the
-two sides are equal, so a non-strict condition holds there whatever the last
-digit of its evaluation, and a boundary within rounding error of a step or an
-edge is on it. The outcome says how it got the answer, as data.
+caller supplies `feasible(x)` (the condition at x; False where the model has no
+admissible value at x) and, when SymPy found one, the closed-form boundary (where
+the condition's two sides are equal).
+
+With a closed-form boundary the rule probes both sides of it to learn which way
+the condition runs, takes the boundary or the domain's edge, and rounds to the
+question's step on the safe side, stepping back once where a strict condition
+fails on the step. At a closed-form boundary the two sides are equal, so a
+non-strict condition holds there whatever the last digit of its evaluation, and a
+boundary within rounding error of a step or an edge is on it.
+
+Without one (a table, a sum, a step function, no closed form), or when the
+boundary's probes find nothing, the rule searches the variable's whole domain: a
+geometric grid from the probe point to the domain's edges (whole numbers for a
+whole-number variable), then bisection between the extreme feasible grid point and
+its infeasible neighbour. It says "no answer" only after that search, and says
+what it searched. The outcome says how it got the answer, as data.
 """
 
 import math
+
+GRID = 64  # doublings either side of the probe point: a search spans 2^-64 .. 2^64 of it
 
 
 class NoAnswer(ValueError):
     """No value meets the condition (`at`: the point that shows it), or none is the extreme (`where`)."""
 
-    def __init__(self, kind: str, at=None, where: str = "", boundary=None):
+    def __init__(self, kind: str, at=None, where: str = "", boundary=None, searched=None):
         super().__init__(kind)
-        self.kind, self.at, self.where, self.boundary = kind, at, where, boundary
+        self.kind, self.at, self.where, self.boundary, self.searched = kind, at, where, boundary, searched
 
 
-def answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool) -> tuple:
-    """(value, how, stepped_back): how is 'boundary', 'edge', 'floor' or 'ceiling'; raises NoAnswer.
+def answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool, integer: bool = False) -> tuple:
+    """(value, how, stepped_back): how is 'boundary', 'edge', 'floor', 'ceiling' or 'search'; raises NoAnswer.
 
-    boundary: the boundary's value or None; feasible(x), admissible(x): the condition holds at x, x is
-    in the variable's domain; closed: it is a closed form (not a numeric search's);
-    step: the rounding grid (None: none); lo, hi: the domain's edges (None: open); probe: where
-    to test when there is no boundary and no edge.
+    boundary: the closed-form boundary's value or None; feasible(x), admissible(x): the condition
+    holds at x, x is in the variable's domain; closed: boundary is a closed form; step: the rounding
+    grid (None: none); lo, hi: the domain's edges (None: open); probe: where a search starts;
+    integer: the variable takes whole numbers (of its base unit: step is then its unit).
     """
+    if boundary is not None and closed:
+        try:
+            return _from_boundary(boundary, feasible, admissible, seek, step, lo, hi, strict)
+        except NoAnswer:
+            pass  # the closed form's neighbourhood holds no answer: search the whole domain before saying so
+    return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+
+
+def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple:
     want_max = seek == "max"
     edge = hi if want_max else lo
     on_b = False  # the value is the closed-form boundary itself
-    if boundary is None:
-        x = lo if lo is not None else hi if hi is not None else probe
-        if not feasible(x):
-            raise NoAnswer("infeasible", at=x)
+    delta = max(abs(b) / 10**6, step / 2 if step else 0)
+    below, above = feasible(b - delta), feasible(b + delta)
+    if not below and not above:
+        raise NoAnswer("infeasible", at=b - delta if want_max else b + delta)
+    if below and above:
         if edge is None:
-            raise NoAnswer("unbounded", where="every value")
+            raise NoAnswer("unbounded", where="values on both sides of", boundary=b)
         value, how = edge, "edge"
+    elif below if want_max else above:  # the condition holds on the answer's side of the boundary
+        value, how, on_b = b, "boundary", True
+    elif edge is None:
+        raise NoAnswer("unbounded", where="every value above" if want_max else "every value below", boundary=b)
     else:
-        b = boundary
-        delta = max(abs(b) / 10**6, step / 2 if step else 0)
-        below, above = feasible(b - delta), feasible(b + delta)
-        if not below and not above:
-            raise NoAnswer("infeasible", at=b - delta if want_max else b + delta)
-        if below and above:
-            if edge is None:
-                raise NoAnswer("unbounded", where="values on both sides of", boundary=b)
-            value, how = edge, "edge"
-        elif below if want_max else above:  # the condition holds on the answer's side of the boundary
-            value, how, on_b = b, "boundary", closed
-        elif edge is None:
-            raise NoAnswer("unbounded", where="every value above" if want_max else "every value below", boundary=b)
-        else:
-            value, how = edge, "edge"
+        value, how = edge, "edge"
     stepped_back = False
     tol = 1e-12 if on_b and isinstance(value, float) else 0
     ends = [e for e in (lo, hi) if e is not None and abs(value - e) <= tol * abs(e)]
@@ -70,11 +81,68 @@ def answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, close
         value = n * step
         if not ((not strict) if on_b else feasible(value)):  # a strict condition fails on the step: one back
             value, on_b, stepped_back = (n - 1 if want_max else n + 1) * step, False, True
-    if not step and not closed and boundary is not None and how == "boundary" and not feasible(value):
-        # a numeric boundary can land a hair on the wrong side: step inward by the search's tolerance
-        nudged = value * (1 + (-1 if want_max else 1) * 1e-12 * (1 if value > 0 else -1))
-        if feasible(nudged):
-            value = nudged
     if not admissible(value) or not ((not strict) if on_b else feasible(value)):
         raise NoAnswer("infeasible", at=lo if lo is not None and want_max else value)
     return value, how, stepped_back
+
+
+def grid(lo, hi, probe, integer: bool, unit=1) -> list:
+    """Points to test, ascending: geometric from the probe point out to the edges (whole units if integer)."""
+    s = abs(probe) if probe else unit
+    pts = {probe} if probe is not None else set()
+    for k in range(GRID + 1):
+        for x in (s * 2**k, s / 2**k, -s * 2**k, -s / 2**k) if lo is None or lo < 0 else (s * 2**k, s / 2**k):
+            pts.add(x)
+    pts.add(0 * s)
+    if integer:  # whole units, and every one of the first few: small counts matter most
+        pts = {math.floor(x / unit) * unit for x in pts} | {math.ceil(x / unit) * unit for x in pts} | {k * unit for k in range(0, 33)}
+    for e in (lo, hi):
+        if e is not None:
+            pts.add(e)
+    return sorted(x for x in pts if (lo is None or x >= lo) and (hi is None or x <= hi))
+
+
+def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tuple:
+    want_max = seek == "max"
+    unit = step if integer and step else 1
+    pts = [x for x in grid(lo, hi, probe, integer, unit) if admissible(x)]
+    ok = [_holds(feasible, x) for x in pts]
+    if not any(ok):
+        raise NoAnswer("infeasible", at=pts[0] if want_max else pts[-1], searched=(pts[0], pts[-1]) if pts else None)
+    i = max(k for k, good in enumerate(ok) if good) if want_max else min(k for k, good in enumerate(ok) if good)
+    inside = i + 1 < len(pts) if want_max else i > 0
+    if not inside:  # feasible at the last point of the search
+        if (hi if want_max else lo) is not None:
+            return pts[i], "edge", False
+        raise NoAnswer("unbounded", where="every value above" if want_max else "every value below", boundary=pts[i], searched=(pts[0], pts[-1]))
+    good, bad = pts[i], pts[i + 1] if want_max else pts[i - 1]
+    for _ in range(200):  # bisect between the extreme feasible point and its infeasible neighbour
+        if integer:
+            if abs(bad - good) <= unit:
+                break
+            m = math.floor((good + bad) / 2 / unit) * unit
+            if m in (good, bad):
+                m = good + (unit if bad > good else -unit)
+        else:
+            if abs(bad - good) <= 1e-13 * max(abs(good), abs(bad)):
+                break
+            m = (good + bad) / 2 if not (good > 0 and bad > 0 and max(good, bad) > 4 * min(good, bad)) else math.sqrt(good * bad)
+            if m in (good, bad):
+                break
+        if admissible(m) and _holds(feasible, m):
+            good = m
+        else:
+            bad = m
+    value, how = good, "search"
+    if step and not integer:
+        n = math.floor(value / step) if want_max else math.ceil(value / step)
+        if _holds(feasible, n * step) and admissible(n * step):
+            value, how = n * step, "floor" if want_max else "ceiling"
+    return value, how, False
+
+
+def _holds(feasible, x) -> bool:
+    try:
+        return bool(feasible(x))
+    except (ArithmeticError, ValueError, TypeError):
+        return False

@@ -74,3 +74,83 @@ def bracket_root(f, start: float | None, scale: float, kind: str, lo: float | No
     if abs(fa - fb) > 1e-6 * size:
         raise NoRoot(min(a, b), max(a, b), (a + b) / 2)
     return (a + b) / 2
+
+
+def _points(start: float | None, scale: float, kind: str, lo: float | None, hi: float | None) -> list:
+    """A geometric grid over the domain, from the start point out to 2^64 of it each way."""
+    s = abs(start) if start else scale
+    pts = {start} if start is not None else set()
+    for k in range(65):
+        pts |= {s * 2.0**k, s / 2.0**k}
+        if kind == "real" and (lo is None or lo < 0):
+            pts |= {-s * 2.0**k, -s / 2.0**k}
+    if kind == "real":
+        pts.add(0.0)
+    pts |= {e for e in (lo, hi) if e is not None and math.isfinite(e)}
+    low = lo if lo is not None else (0.0 if kind != "real" else -math.inf)
+    return sorted(x for x in pts if x >= low and (hi is None or x <= hi) and not (kind == "positive" and x <= 0))
+
+
+def all_roots(f, start: float | None, scale: float, kind: str, lo: float | None, hi: float | None) -> tuple[list, list, tuple, list]:
+    """Every root of f the domain's grid brackets: (roots, jumps, (low, high) searched, intervals).
+
+    Each sign change between neighbouring points where f has a value is bisected; it is a
+    root when f's two sides close on each other, a jump (a step of ceil, floor or a
+    condition) or a pole when they do not. Points where f has no value (nan: a variable
+    outside its domain) bound the search and are never taken for a crossing.
+    """
+    intervals: list = []  # (low, high): f is 0 at every grid point between them
+    pts = _points(start, scale, kind, lo, hi)
+    vals = [(x, f(x)) for x in pts]
+    vals = [(x, v) for x, v in vals if not math.isnan(v)]
+    roots, jumps = [], []
+    run: list = []  # indices of consecutive grid points where f is exactly 0: an interval of roots
+    for k, (x, v) in enumerate([*vals, (None, 1.0)]):
+        if v == 0:
+            run.append(k)
+            continue
+        if len(run) >= 2:  # its ends, refined to where f stops being 0 (None: the domain's edge)
+            a = None if run[0] == 0 else _edge(f, vals[run[0]][0], vals[run[0] - 1][0])
+            b = None if run[-1] == len(vals) - 1 else _edge(f, vals[run[-1]][0], vals[run[-1] + 1][0])
+            intervals.append((a, b))
+        roots.extend(vals[i][0] for i in run[:1])
+        run = []
+    for (a, fa), (b, fb) in zip(vals, vals[1:]):
+        if fa == 0 or fb == 0 or (fa > 0) == (fb > 0):
+            continue
+        size, gap = max(abs(fa), abs(fb)), False
+        for _ in range(300):
+            m = math.sqrt(a * b) if a > 0 and b > 0 and b / a > 4 else (a + b) / 2
+            if m in (a, b) or abs(b - a) <= 1e-13 * max(abs(a), abs(b)):
+                break
+            fm = f(m)
+            if math.isnan(fm):  # f has no value inside the bracket: the sides do not cross there
+                gap = True
+                break
+            if fm == 0:
+                a = b = m
+                break
+            if (fm > 0) == (fa > 0):
+                a, fa = m, fm
+            else:
+                b, fb = m, fm
+        if gap:
+            continue
+        if a == b or abs(fa - fb) <= 1e-6 * size:
+            roots.append((a + b) / 2)
+        else:
+            jumps.append((a + b) / 2)
+    return sorted(set(roots)), jumps, ((vals[0][0], vals[-1][0]) if vals else (None, None)), intervals
+
+
+def _edge(f, zero: float, other: float) -> float:
+    """Where f stops being exactly 0 between a point where it is and one where it is not."""
+    for _ in range(200):
+        m = (zero + other) / 2
+        if m in (zero, other):
+            break
+        if f(m) == 0:
+            zero = m
+        else:
+            other = m
+    return zero
