@@ -105,7 +105,7 @@ def all_roots(f, start: float | None, scale: float, kind: str, lo: float | None,
     vals = [(x, v) for x, v in vals if not math.isnan(v)]
     roots, jumps = [], []
     run: list = []  # indices of consecutive grid points where f is exactly 0: an interval of roots
-    for k, (x, v) in enumerate([*vals, (None, 1.0)]):
+    for k, (_, v) in enumerate([*vals, (None, 1.0)]):
         if v == 0:
             run.append(k)
             continue
