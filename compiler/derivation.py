@@ -423,7 +423,7 @@ def sheet(report: Report, sweeps: bool = True) -> Sheet:
         catalog.append(CatalogUse(alias, other.name, other.title, vals))
     inputs = []
     for n, v in model.variables.items():
-        if n not in s.plan.known:
+        if n not in s.known:
             continue
         source = "given" if n in s.given else "default"
         if v.default is not None and v.default.is_Symbol and v.default.name in model.params:

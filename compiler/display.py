@@ -44,7 +44,7 @@ class Values:
         s = self.solution
         out = []
         for n, v in s.model.variables.items():
-            kind = "given" if n in s.given else "input" if n in s.plan.known else "numeric" if n in s.numeric else ""
+            kind = "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
             out.append((kind, n, fmt(self.value(n), v.digits), v.unit, v.description))
         return out
 

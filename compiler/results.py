@@ -73,6 +73,11 @@ class Solution(Values):
     def solution(self) -> Solution:
         return self
 
+    @property
+    def known(self) -> frozenset[str]:
+        """The variables that were inputs of this solve (defaults and givens)."""
+        return frozenset(n for n in self.program.inputs if n in self.model.variables)
+
     def __repr__(self) -> str:
         return short("Solution", [self._title(), *self._summary()])
 

@@ -79,7 +79,7 @@ def sensitivities(model: Model, catalog, query: Query, target: str | None = None
         base = answer.boundary_solution
         name, target_value = q.find, answer.boundary
         form = _closed_form(base, q.find) if base is not None else None
-        known = [n for n in (base.plan.known if base is not None else answer.solution.plan.known) if n != q.find]
+        known = [n for n in (base.known if base is not None else answer.solution.known) if n != q.find]
         ref = base if base is not None else answer.solution
 
         def target_at_(x, v):
@@ -90,7 +90,7 @@ def sensitivities(model: Model, catalog, query: Query, target: str | None = None
         name = target
         target_value = ref.values[name]
         form = _closed_form(ref, name)
-        known = list(ref.plan.known)
+        known = list(ref.known)
 
         def target_at_(x, v):
             return solve_query(model, catalog, replace(query, given=(*((k, w) for k, w in query.given if k != x), (x, v)), check_domain=False)).values[name]
@@ -112,5 +112,5 @@ def sensitivities(model: Model, catalog, query: Query, target: str | None = None
 
 def default_target(model: Model, solution: Solution) -> str:
     """The result a sensitivity table is about when none is named: the last computed variable."""
-    computed = [n for n in model.variables if n not in solution.plan.known]
+    computed = [n for n in model.variables if n not in solution.known]
     return computed[-1]

@@ -12,23 +12,20 @@ generated modules copy.
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 
 import sympy as sp
 
 from . import lower
-from . import program as P
 from .errors import ArgumentError, SolveError
+from .execute import Prepared, answer_question, execute
 from .ir import Equation, Model, Question, Variable
-from .limits import MAX_EXACT_DIGITS
-from .limits import value as limit_value
 from .numbers import exact
 from .plan import make_plan
-from .results import Answer, Asking, Plan, Query, Rounding, Solution
-from .run import evaluate, run_assign, runner
-from .runtime import values as V
-from .runtime.answer import NoAnswer, answer
+from .results import Answer, Asking, Plan, Query, Solution
+from .run import run_assign
 
 NUMERIC = "bracketed root search, relative tolerance 1e-12"
 
@@ -87,42 +84,39 @@ def parameters(model: Model, catalog, entries: dict) -> dict:
 # --- solving ------------------------------------------------------------------------------------------
 
 
-def _require(var: Variable, value, what: str) -> None:
-    d = lower.domain_of(var)
-    try:
-        V.require(value, value / d.factor, what, var.name, var.unit, d.integer, d.text, (d.kind, d.lo, d.hi))
-    except V.ChainError as e:
-        raise ArgumentError(e.message, var.loc, e.hint) from None
-
-
-def solve_query(model: Model, catalog, query: Query) -> Solution:
-    """Solve a model for every variable: defaults and the query's givens are known, its finds unknown."""
-    V.MAX_EXACT_DIGITS = limit_value(MAX_EXACT_DIGITS)
+def prepare(model: Model, catalog, query: Query) -> Prepared:
+    """Everything about the query's shape that does not depend on the given values: planned once, cached."""
     entries = hardware(model, catalog, query.gpu, query.llm) if catalog is not None else {}
-    params = parameters(model, catalog, entries)
-    given = dict(query.given)
+    given = frozenset(n for n, _ in query.given)
     for n in query.find:
         if n not in model.variables:
             close = difflib.get_close_matches(n, list(model.variables), n=2)
             raise ArgumentError(f"model '{model.name}' has no variable '{n}'", None, f"did you mean {' or '.join(close)}?" if close else f"variables: {', '.join(model.variables)}")
         if n in given:
             raise ArgumentError(f"{n} is both given and to be found", None, "drop one of --given and --find for it")
+    return _prepare(model, catalog, tuple(sorted((k, e.id) for k, e in entries.items())), given, frozenset(query.find), tuple(query.extra))
+
+
+@lru_cache(maxsize=1024)
+def _prepare(model: Model, catalog, entry_ids: tuple, given: frozenset, find: frozenset, extra: tuple) -> Prepared:
+    entries = {k: catalog.entry(k, i) for k, i in entry_ids}
+    params = parameters(model, catalog, entries)
     env = dict(params)
     for assign in lower.defaults(model):  # the defaults: constants, or expressions of catalog values
-        if assign.name not in given and assign.name not in query.find:
-            run_assign(assign, env)
-    env.update(given)
-    known = frozenset(n for n in model.variables if n in env)
-    if query.check_domain:
-        for n in sorted(known, key=list(model.variables).index):
-            _require(model.variables[n], env[n], "given" if n in given else "default")
-    plan = make_plan(model, known, tuple(query.extra))
-    program = lower.lower(plan)
-    result = runner(program)(env)
-    numeric = {n: NUMERIC for n in program.numeric}
+        run_assign(assign, env)
+    defaults = {n: env[n] for n, v in model.variables.items() if v.default is not None}
+    known = frozenset(n for n, v in model.variables.items() if (v.default is not None and n not in find) or n in given)
+    plan = make_plan(model, known, extra)
     formulas = {n: s.candidates[0][n] for s in plan.steps if s.method == "define" for n in s.unknowns}
-    formulas.update(_chosen_forms(plan, result.values))
-    return Solution(model, plan, program, entries.get("gpu"), entries.get("llm"), result.values, given, numeric, result.tables, formulas, result.notes)
+    return Prepared(model, entries, params, defaults, lower.lower(plan), plan, formulas)
+
+
+def solve_query(model: Model, catalog, query: Query) -> Solution:
+    """Solve a model for every variable: defaults and the query's givens are known, its finds unknown."""
+    prep = prepare(model, catalog, query)
+    s = execute(prep, dict(query.given), tuple(query.find), query.check_domain)
+    chosen = _chosen_forms(prep.plan, s.values)
+    return replace(s, formulas={**s.formulas, **chosen}) if chosen else s
 
 
 def _chosen_forms(plan: Plan, values: dict) -> dict:
@@ -183,38 +177,20 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     if question not in model.questions:
         raise ArgumentError(f"model '{model.name}' has no question '{question}'", None, f"questions: {', '.join(model.questions) or 'none'}")
     q = model.questions[question]
-    var = model.variables[q.find]
     given = dict(query.given)
     if q.find in given:
         raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"drop --given {q.find}=...; the question computes it")
     rule = asking(model, question, frozenset(given))
 
-    @lru_cache(maxsize=64)
+    @lru_cache(maxsize=256)
     def at(x) -> Solution:
         return solve_query(model, catalog, Query(tuple({**given, q.find: x}.items()), (), query.gpu, query.llm, (), False))
 
-    def feasible(x) -> bool:
-        """The condition at x; a point where the model has no admissible value is not feasible."""
-        try:
-            return bool(evaluate(rule.condition, at(x).values))
-        except SolveError:
-            return False
-
     try:
         bsol = solve_query(model, catalog, Query(tuple(given.items()), (q.find,), query.gpu, query.llm, (_boundary_equation(model, q),)))
-        boundary = bsol.values[q.find]
     except SolveError:
-        bsol, boundary = None, None
-    d = lower.domain_of(var)
-    closed = bsol is not None and q.find not in bsol.numeric
-    try:
-        value, how, back = answer(boundary, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict, d.integer)
-    except NoAnswer as e:
-        if e.kind == "infeasible":
-            raise _infeasible(model, q, var, _closest(at, e.at), rule.condition, e.searched) from None
-        where = e.where if e.boundary is None else f"{e.where} {_show(var, e.boundary)}"
-        raise _unbounded(q, var, where) from None
-    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, Rounding(how, rule.step, back, closed))
+        bsol = None
+    return answer_question(model, rule, at, bsol)
 
 
 def _boundary_text(condition: str) -> str:
@@ -222,43 +198,3 @@ def _boundary_text(condition: str) -> str:
         if op in condition:
             return condition.replace(op, "=", 1)
     return condition
-
-
-def _show(q, base_value) -> str:
-    """'tpot = 42.3219 ms/token' style text of a value, without a trailing space for unitless values."""
-    return f"{q.name} = {V.shown(base_value / exact(q.factor))} {q.unit}".rstrip()
-
-
-def _unbounded(q: Question, var: Variable, where: str) -> SolveError:
-    bound = "largest" if q.seek == "max" else "smallest"
-    return SolveError(
-        f"question {q.name}: there is no {bound} {q.find}; {q.condition_text} holds for {where}",
-        q.loc,
-        f"bound {q.find} with {'max' if q.seek == 'max' else 'min'}: in its declaration, or did you mean seek: {'min' if q.seek == 'max' else 'max'}?",
-    )
-
-
-def _closest(at, x) -> Solution | SolveError:
-    try:
-        return at(x)
-    except SolveError as e:
-        return e
-
-
-def _infeasible(model: Model, q: Question, var: Variable, s: Solution | SolveError, condition, searched=None) -> SolveError:
-    span = f"searched {q.find} from {V.shown(searched[0] / exact(var.factor))} to {V.shown(searched[1] / exact(var.factor))} {var.unit}".rstrip() if searched else ""
-    if isinstance(s, SolveError):  # the model has no admissible value even at the closest point
-        return SolveError(f"question {q.name}: no {q.find} meets {q.condition_text}: {s.message}", q.loc, (f"{span}; " if span else "") + s.hint)
-    parts = []
-    for side in (condition.left, condition.right):
-        if isinstance(side, P.Ref) and side.name in model.variables:
-            parts.append(_show(model.variables[side.name], s.values[side.name]))
-        else:
-            parts.append(V.shown(evaluate(side, s.values)))
-    negated = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[condition.op]
-    hardware_ = " with ".join(e.title for e in (s.gpu, s.llm) if e)
-    return SolveError(
-        f"question {q.name}: no {q.find} meets {q.condition_text}: at {_show(var, s.values[q.find])}, {parts[0]} {negated} {parts[1]}",
-        q.loc,
-        (f"{span}: " if span else "") + f"no {q.find} in its domain ({var.domain.describe(var)}) meets the condition{' on ' + hardware_ if hardware_ else ''}; change another input or the target",
-    )

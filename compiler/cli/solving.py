@@ -56,8 +56,8 @@ def _sensitivities(args, project: Project, model, solution: Solution, answer: An
     if target is None:
         target = default_target(model, solution)
     if target not in model.variables:
-        raise ArgumentError(f"--sensitivity {target}: model '{model.name}' has no variable '{target}'", None, f"results: {', '.join(n for n in model.variables if n not in solution.plan.known)}")
-    if target in solution.plan.known:
+        raise ArgumentError(f"--sensitivity {target}: model '{model.name}' has no variable '{target}'", None, f"results: {', '.join(n for n in model.variables if n not in solution.known)}")
+    if target in solution.known:
         raise ArgumentError(f"--sensitivity {target}: {target} is an input here", None, "name a computed result, or free it with --find")
     return sensitivities(model, project.catalog, q, target)
 
@@ -95,7 +95,7 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
     for col in ("", "name", "value", "unit", "description"):
         t.add_column(col, justify="right" if col == "value" else "left")
     for n, v in m.variables.items():
-        kind = "answer" if answer is not None and n == answer.question.find else "given" if n in s.given else "input" if n in s.plan.known else "numeric" if n in s.numeric else ""
+        kind = "answer" if answer is not None and n == answer.question.find else "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
         t.add_row(kind, plain(n), fmt(s.display(n), v.digits), plain(v.unit), plain(v.description))
     out.print(t)
     for name, rows in s.tables.items():

@@ -1,0 +1,135 @@
+"""Executing prepared queries: the numbers, without SymPy.
+
+A query's shape (which variables are known, on which hardware) is prepared once
+by the planner (solve.py: SymPy, cached); what is left to do with the values is
+here: put the inputs together (catalog values, defaults, givens), check their
+domains, run the Program, and for a question, run the answer rule over it. The
+warm command line (cache.py) runs these same functions on prepared shapes it
+read from disk, so both paths compute the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import program as P
+from .errors import ArgumentError, SolveError
+from .limits import MAX_EXACT_DIGITS
+from .limits import value as limit_value
+from .numbers import exact
+from .results import Answer, Asking, Rounding, Solution
+from .run import evaluate, runner
+from .runtime import values as V
+from .runtime.answer import NoAnswer, answer
+
+NUMERIC = "bracketed root search, relative tolerance 1e-12"
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A query shape ready to run: the model (or its portable description), hardware, inputs and program."""
+
+    model: object  # ir.Model, or portable.ModelInfo on the warm path
+    entries: dict  # 'gpu' / 'llm' -> the catalog Entry (or its portable id and title)
+    params: dict  # catalog and imported values the model reads, base units
+    defaults: dict  # every input's default at this hardware, base units
+    program: P.Program
+    plan: object = None  # the SymPy plan (cold path only: derivations print it)
+    formulas: dict = field(default_factory=dict)  # closed forms of 'define' steps (cold path only)
+
+
+def execute(prep: Prepared, given: dict, find: tuple = (), check_domain: bool = True) -> Solution:
+    """Run a prepared shape at these givens (base units)."""
+    V.MAX_EXACT_DIGITS = limit_value(MAX_EXACT_DIGITS)
+    m = prep.model
+    env = dict(prep.params)
+    env.update((n, v) for n, v in prep.defaults.items() if n not in given and n not in find)
+    env.update(given)
+    if check_domain:
+        for n in m.variables:
+            if n in env:
+                require(m, prep.program, n, env[n], "given" if n in given else "default")
+    result = runner(prep.program)(env)
+    numeric = {n: NUMERIC for n in prep.program.numeric}
+    return Solution(m, prep.plan, prep.program, prep.entries.get("gpu"), prep.entries.get("llm"), result.values, dict(given), numeric, result.tables, dict(prep.formulas), result.notes)
+
+
+def require(model, program: P.Program, name: str, value, what: str) -> None:
+    """An input must be whole where declared so, and in its domain: the CLI's message, the generated code's too."""
+    d = program.domains[name]
+    var = model.variables[name]
+    try:
+        V.require(value, value / d.factor, what, name, d.unit, d.integer, d.text, (d.kind, d.lo, d.hi))
+    except V.ChainError as e:
+        raise ArgumentError(e.message, var.loc, e.hint) from None
+
+
+# --- questions ---------------------------------------------------------------------------------------
+
+
+def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None) -> Answer:
+    """Run the answer rule: `at(x)` solves the model with the question's variable at x; `boundary` solved the boundary."""
+    q = rule.question
+    d = rule.at.domains[q.find]
+
+    def feasible(x) -> bool:
+        """The condition at x; a point where the model has no admissible value is not feasible."""
+        try:
+            return bool(evaluate(rule.condition, at(x).values))
+        except SolveError:
+            return False
+
+    b = boundary.values[q.find] if boundary is not None else None
+    closed = boundary is not None and q.find not in boundary.numeric
+    try:
+        value, how, back = answer(b, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict, d.integer)
+    except NoAnswer as e:
+        var = model.variables[q.find]
+        if e.kind == "infeasible":
+            raise infeasible(model, rule, var, _closest(at, e.at), e.searched) from None
+        where = e.where if e.boundary is None else f"{e.where} {show(var, e.boundary)}"
+        raise unbounded(q, where) from None
+    return Answer(q, value, b if b is not None else value, at(value), boundary, Rounding(how, rule.step, back, closed))
+
+
+def show(q, base_value) -> str:
+    """'tpot = 42.3219 ms/token' style text of a value, without a trailing space for unitless values."""
+    return f"{q.name} = {V.shown(base_value / exact(q.factor))} {q.unit}".rstrip()
+
+
+def unbounded(q, where: str) -> SolveError:
+    bound = "largest" if q.seek == "max" else "smallest"
+    return SolveError(
+        f"question {q.name}: there is no {bound} {q.find}; {q.condition_text} holds for {where}",
+        q.loc,
+        f"bound {q.find} with {'max' if q.seek == 'max' else 'min'}: in its declaration, or did you mean seek: {'min' if q.seek == 'max' else 'max'}?",
+    )
+
+
+def _closest(at, x) -> Solution | SolveError:
+    try:
+        return at(x)
+    except SolveError as e:
+        return e
+
+
+def infeasible(model, rule: Asking, var, s: Solution | SolveError, searched=None) -> SolveError:
+    q, condition = rule.question, rule.condition
+    text = rule.at.domains[q.find].text
+    span = f"searched {q.find} from {V.shown(searched[0] / exact(var.factor))} to {V.shown(searched[1] / exact(var.factor))} {var.unit}".rstrip() if searched else ""
+    if isinstance(s, SolveError):  # the model has no admissible value even at the closest point
+        return SolveError(f"question {q.name}: no {q.find} meets {q.condition_text}: {s.message}", q.loc, (f"{span}; " if span else "") + s.hint)
+    parts = []
+    for side in (condition.left, condition.right):
+        if isinstance(side, P.Ref) and side.name in model.variables:
+            parts.append(show(model.variables[side.name], s.values[side.name]))
+        else:
+            parts.append(V.shown(evaluate(side, s.values)))
+    negated = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[condition.op]
+    hardware = " with ".join(e.title for e in (s.gpu, s.llm) if e)
+    return SolveError(
+        f"question {q.name}: no {q.find} meets {q.condition_text}: at {show(var, s.values[q.find])}, {parts[0]} {negated} {parts[1]}",
+        q.loc,
+        (f"{span}: " if span else "") + f"no {q.find} in its domain ({text}) meets the condition{' on ' + hardware if hardware else ''}; change another input or the target",
+    )
