@@ -10,11 +10,22 @@
 The source folder is `compiler/`; it is installed and imported as `chainc`.
 """
 
-from .api import ask, evaluate, run_checks, solve
-from .errors import ChaincError, ModelError, SolveError, StructureError, UnitError
-from .project import Project
-from .results import Answer, Report, Solution
-
 __version__ = "0.1.0"
 
-__all__ = ["Answer", "ChaincError", "ModelError", "Project", "Solution", "SolveError", "StructureError", "UnitError", "Report", "ask", "evaluate", "run_checks", "solve", "__version__"]
+# The public names, imported on first use (PEP 562): `chainc` on the command line starts
+# without SymPy or pint when its answer is cached (the warm path).
+_EXPORTS = {
+    "ask": "api", "evaluate": "api", "run_checks": "api", "solve": "api",
+    "ChaincError": "errors", "ModelError": "errors", "SolveError": "errors", "StructureError": "errors", "UnitError": "errors",
+    "Project": "project", "Answer": "results", "Report": "results", "Solution": "results",
+}  # fmt: skip
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module 'chainc' has no attribute {name!r}")

@@ -7,7 +7,7 @@
     chainc.ask("goodput", "max_batch").answer()     # 64
     chainc.evaluate("goodput")  # a Report: values, questions, checks
 
-The solver itself (solve.py) takes a model, a catalog and a Query in base units;
+The solver itself (solver.py) takes a model, a catalog and a Query in base units;
 this layer parses values ('10ms', 128 in the display unit) and finds the project.
 """
 
@@ -18,7 +18,7 @@ from .ir import Model
 from .project import Project
 from .quantities import given_value
 from .results import Answer, CheckOutcome, Query, Report, Solution
-from .solve import ask_query, solve_query
+from .solver import ask_query, solve_query
 
 
 def _resolve(model: Model | str, project: Project | None) -> tuple[Model, Project | None]:

@@ -8,7 +8,6 @@ token) as equations, which the solver evaluates like any other model.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import sympy as sp
 
 from .errors import Loc, ModelError
+from .ids import valid_id
 from .ir import Model
 from .load import Builder
 from .schema import CATALOG_SCHEMA, FIELDS_SCHEMA, validate
@@ -23,12 +23,6 @@ from .source import load_yaml
 from .units import Dim
 
 KINDS = {"gpu": "gpus", "llm": "llms"}
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}")
-
-
-def valid_id(text: str) -> bool:
-    """Catalog ids name files, so they are checked as ids: no '/', no '..', no leading dot."""
-    return bool(_ID.fullmatch(text)) and ".." not in text
 
 
 @dataclass(frozen=True)

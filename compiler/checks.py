@@ -12,7 +12,7 @@ from .ir import Check, Model
 from .numbers import exact
 from .results import CheckOutcome, Expected, Query
 from .run import evaluate
-from .solve import ask_query, solve_query
+from .solver import ask_query, solve_query
 
 REL_EQ = Fraction(1, 10**9)  # `that: a == b` holds to this relative difference
 

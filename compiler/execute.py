@@ -1,7 +1,7 @@
 """Executing prepared queries: the numbers, without SymPy.
 
 A query's shape (which variables are known, on which hardware) is prepared once
-by the planner (solve.py: SymPy, cached); what is left to do with the values is
+by the planner (solver.py: SymPy, cached); what is left to do with the values is
 here: put the inputs together (catalog values, defaults, givens), check their
 domains, run the Program, and for a question, run the answer rule over it. The
 warm command line (cache.py) runs these same functions on prepared shapes it

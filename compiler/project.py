@@ -13,12 +13,16 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .catalog import Catalog, valid_id
 from .errors import ArgumentError, Loc, ModelError
-from .ir import Model
-from .load import load_model
+from .ids import valid_id
+
+if TYPE_CHECKING:
+    from .catalog import Catalog
+    from .ir import Model
 
 PACKAGE = Path(__file__).resolve().parent
 CONFIG = "chainc.toml"
@@ -111,8 +115,13 @@ class Project:
         self.root = self.layers[0].root
         self.bundled_only = len(layers) == 1 and found is None
         self.config = read_config(found) if found is not None else {}
-        self.catalog = Catalog([(layer.hardware, layer.label) for layer in self.layers])
         self._models: dict[Path, Model] = {}
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        from .catalog import Catalog  # loading (SymPy, pint) only when a model or entry is read: the warm path needs neither
+
+        return Catalog([(layer.hardware, layer.label) for layer in self.layers])
 
     @property
     def exports(self) -> Path:
@@ -179,6 +188,8 @@ class Project:
         return self.load(path, _stack=_stack)
 
     def load(self, path: Path, *, _stack: tuple[str, ...] = ()) -> Model:
+        from .load import load_model  # see catalog: only when a model is read
+
         if path not in self._models:
             self._models[path] = load_model(display_path(path), self, _stack=_stack)
         return self._models[path]

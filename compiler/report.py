@@ -14,7 +14,7 @@ from .errors import ChaincError
 from .ir import Model
 from .quantities import given_value
 from .results import CatalogReport, Query, Report
-from .solve import ask_query, asking, entry_solution, entry_values, solve_query
+from .solver import ask_query, asking, entry_solution, entry_values, solve_query
 from .sweep import run_sweep
 
 

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from . import program as P
-from .catalog import Entry, FieldSpec
 from .display import Values, short
 from .errors import ChaincError
 from .format import fmt
-from .ir import Check, Equation, Model, Question, Sweep
 from .numbers import exact, in_unit
 from .runtime import values as V
+
+if TYPE_CHECKING:  # types only: this module is on the warm path, which imports neither SymPy nor pint
+    import sympy as sp
+
+    from .catalog import Entry, FieldSpec
+    from .ir import Check, Equation, Model, Question, Sweep
 
 
 @dataclass(frozen=True, eq=False)  # identity: plans are made once per query shape (make_plan is cached)
@@ -93,6 +96,8 @@ class Solution(Values):
 
     def sym_values(self) -> dict:
         """values as SymPy numbers (for the printers that substitute into SymPy expressions)."""
+        import sympy as sp
+
         return {n: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sp.Integer(v) if isinstance(v, int) else sp.Float(v, 17) for n, v in self.values.items()}
 
 

@@ -19,7 +19,7 @@ from .errors import ChaincError
 from .ir import Model
 from .numbers import exact
 from .results import Query, Solution
-from .solve import ask_query, solve_query
+from .solver import ask_query, solve_query
 
 H = 1e-4  # relative step of the central difference
 

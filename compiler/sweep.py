@@ -7,7 +7,7 @@ from fractions import Fraction
 from .ir import Model, Sweep
 from .numbers import exact
 from .results import Query, SweepResult
-from .solve import solve_query
+from .solver import solve_query
 
 
 def points(sweep: Sweep) -> list[Fraction]:

@@ -24,7 +24,7 @@ from chainc import ask, solve
 from chainc.backends import BuildOptions
 from chainc.backends.excel import WORKBOOK, build, build_workbook
 from chainc.checks import within
-from chainc.solve import Evaluator
+from chainc.solver import Evaluator
 from chainc.sweep import run_sweep
 
 from .tools import require

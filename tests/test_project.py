@@ -10,7 +10,7 @@ import pytest
 from chainc import Project
 from chainc.cli import main
 from chainc.project import bundled_root
-from chainc.solve import entry_values
+from chainc.solver import entry_values
 
 from .conftest import ROOT
 

@@ -10,7 +10,7 @@ from chainc import Project
 from chainc.cli import main
 from chainc.results import Query
 from chainc.sensitivity import _numeric, sensitivities
-from chainc.solve import solve_query
+from chainc.solver import solve_query
 
 from .conftest import ROOT
 

@@ -44,7 +44,7 @@ from sympy.core.function import AppliedUndef
 
 from ..errors import ChaincError
 from ..ir import Model
-from ..solve import Solution, ask, solve, tear
+from ..solver import Solution, ask, solve, tear
 from ..sweep import points, run_sweep
 from . import BuildOptions, write_atomic
 from .excel_printer import ExcelPrinter, NameTable
@@ -896,7 +896,7 @@ class WorkbookBuilder:
 
     @staticmethod
     def _holds(model, check, solution) -> bool:
-        from ..solve import Evaluator
+        from ..solver import Evaluator
 
         ev = Evaluator(model, solution.values)
         rel = check.that

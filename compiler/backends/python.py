@@ -20,7 +20,7 @@ standard library and holds:
 
 Imported models are computed inside the module; tables compile to a loop over rows,
 aggregates to sum/last/max/min/len over them, and numeric steps (no closed form) to a
-bracketed bisection copied from compiler/solve.py's `_root_1d`. Arithmetic is in
+bracketed bisection copied from compiler/solver.py's `_root_1d`. Arithmetic is in
 floats, in base units inside: arguments are converted with the exact unit factors.
 
 With `--numpy`, `<model>_np.py` is written beside each module as well: the same
@@ -48,7 +48,7 @@ from sympy.core.function import AppliedUndef
 from .. import __version__
 from ..errors import ChaincError, SolveError
 from ..ir import Equation, Model, Variable
-from ..solve import make_plan, solve, tear
+from ..solver import make_plan, solve, tear
 from . import BuildOptions, write_atomic
 from .python_printer import ExprPrinter, Names, comment, docstring_text, literal, number, scale
 from .python_runtime import helper_source

@@ -2,7 +2,7 @@
 
 Each entry is source text in the generated module's own style, written so that it
 passes `ruff check` and `ruff format` unchanged. `_bracket_root` is compiler/rootfind.py
-itself (its source, copied); `_ask` mirrors compiler/solve.py's `ask` step for step, on floats
+itself (its source, copied); `_ask` mirrors compiler/solver.py's `ask` step for step, on floats
 (`_ask_np` element by element), where ask's exact arithmetic decides: at a closed-form
 boundary the condition holds unless it is strict, and a boundary within rounding error
 of a step or a domain edge is on it.

@@ -12,11 +12,7 @@ from .. import __version__
 from ..errors import ChaincError
 from ..project import Project, bundled_root, display_path
 from ..textout import plain
-from .building import cmd_build, cmd_init, cmd_plot, cmd_schema
-from .catalog import cmd_list, error_json
-from .checking import cmd_check
-from .showing import cmd_show
-from .solving import cmd_solve
+from .output import error_json
 
 EXAMPLES = """\
 examples:
@@ -137,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
         if args.command == "init":
-            return cmd_init(args, None, out)
-        return COMMANDS[args.command](args, Project(args.root), out)
+            return command("init")(args, None, out)
+        return command(args.command)(args, Project(args.root), out)
     except ChaincError as e:
         if as_json:
             print(json.dumps({"error": error_json(e)}, indent=2))
@@ -170,4 +166,11 @@ def _terminate(signum, frame):
     raise KeyboardInterrupt
 
 
-COMMANDS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "solve": cmd_solve, "build": cmd_build, "plot": cmd_plot, "schema": cmd_schema}
+# command -> its module: imported when the command runs, so a cached answer starts without SymPy or pint
+COMMANDS = {"show": "showing", "list": "catalog", "check": "checking", "solve": "solving", "build": "building", "plot": "building", "schema": "building", "init": "building"}
+
+
+def command(name: str):
+    import importlib
+
+    return getattr(importlib.import_module(f".{COMMANDS[name]}", __name__), f"cmd_{name}")

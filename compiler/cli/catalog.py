@@ -11,11 +11,7 @@ from rich.text import Text
 from ..errors import ChaincError
 from ..project import Project, display_path
 from ..textout import plain
-
-
-def error_json(e: ChaincError) -> dict:
-    loc = e.loc
-    return {"kind": e.kind, "path": loc.path if loc else None, "line": loc.line if loc else None, "column": loc.col if loc else None, "message": e.message, "hint": e.hint}
+from .output import error_json
 
 
 def cmd_list(args, project: Project, out: Console) -> int:

@@ -12,7 +12,7 @@ from ..project import Project, display_path
 from ..report import evaluate
 from ..textout import plain
 from .args import hardware
-from .catalog import error_json
+from .output import error_json
 
 
 def cmd_check(args, project: Project, out: Console) -> int:
