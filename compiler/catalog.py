@@ -11,16 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from .errors import Loc, ModelError
 from .ids import valid_id
-from .ir import Model
-from .load import Builder
-from .schema import CATALOG_SCHEMA, FIELDS_SCHEMA, validate
-from .source import load_yaml
-from .units import Dim
+
+if TYPE_CHECKING:
+    import sympy as sp
+
+    from .ir import Model
+    from .units import Dim
 
 KINDS = {"gpu": "gpus", "llm": "llms"}
 
@@ -64,6 +64,11 @@ class Catalog:
 
     @cached_property
     def fields(self) -> dict[str, dict[str, FieldSpec]]:
+        # loading needs the parser (SymPy, pint); finding an entry's file does not (the warm path)
+        from .load import Builder
+        from .schema import FIELDS_SCHEMA, validate
+        from .source import load_yaml
+
         out = {}
         for kind, folder in KINDS.items():
             path = self.root / folder / "fields.yaml"
@@ -128,6 +133,11 @@ class Catalog:
         return [self.entry(kind, i) for i in self.ids(kind)]
 
     def _load(self, kind: str, path: Path) -> Entry:
+        from .ir import Model
+        from .load import Builder
+        from .schema import CATALOG_SCHEMA, validate
+        from .source import load_yaml
+
         src = load_yaml(path)
         validate(src, CATALOG_SCHEMA)
         d = src.data

@@ -2,27 +2,65 @@
 
 This is the command line's and the API's parsing; the solver itself takes numbers
 in base units. A unit that lacks only the variable's per-token or per-request part
-is read as "per one token" (or request): `tpot=10ms` is 10 ms/token.
+is read as "per one token" (or request): `tpot=10ms` is 10 ms/token. Units are
+resolved by pint, or (on the warm path) from a table of the units a cached model
+uses, so this module imports neither until it must.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from fractions import Fraction
 
 from .errors import ArgumentError
-from .ir import Model
 from .numbers import exact
-from .units import BadUnit, dim_str, parse_quantity, parse_unit
 
 COUNTING = {"[token]", "[request]"}
+_NUMBER = re.compile(r"\s*([-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
+MAX_DIGITS = 400  # a written number longer than this is refused, not computed
 
 
-def given_value(model: Model, name: str, text) -> Fraction | float:
+class UnknownUnit(ValueError):
+    """A unit the resolver does not know (the warm path then falls back to pint)."""
+
+
+def pint_unit(text: str) -> tuple[Fraction, dict]:
+    """A unit's exact factor to base units and its dimensions, from pint."""
+    from .units import BadUnit, parse_unit
+
+    try:
+        _, factor, dim = parse_unit(text)
+    except BadUnit as e:
+        raise UnknownUnit(str(e)) from None
+    return exact(factor), dims(dim)
+
+
+def dims(dim) -> dict:
+    """Dimensions as a plain dict {'[time]': -1, ...} with Fraction exponents."""
+    return {k: Fraction(v) for k, v in dict(dim).items() if v}
+
+
+def dim_text(d: dict) -> str:
+    from .units import Dim, dim_str
+
+    return dim_str(Dim(d)) if d else "dimensionless"
+
+
+def parse_number(text: str) -> tuple[Fraction, str]:
+    """'3.35 TB/s' -> (Fraction('3.35'), 'TB/s'); exact, commas allowed."""
+    m = _NUMBER.match(str(text))
+    if not m or len(m.group(1)) > MAX_DIGITS:
+        raise UnknownUnit(f"'{text}' is not a number with an optional unit")
+    return Fraction(m.group(1).replace(",", "").replace("_", "")), m.group(2).strip()
+
+
+def given_value(model, name: str, text, unit=pint_unit) -> Fraction | float:
     """A value for a variable: '10ms', '4.8 TB/s', '128', 64 -> base units.
 
     A bare int or float is in the display unit; an exact Fraction (or SymPy number) is in
     base units, as `Solution.values` holds them, so a solution's values can be given back.
+    `unit(text)` resolves a unit to (factor, dimensions).
     """
     var = model.variables.get(name)
     if var is None:
@@ -35,17 +73,19 @@ def given_value(model: Model, name: str, text) -> Fraction | float:
         return (Fraction(str(text)) if isinstance(text, float) else Fraction(text)) * factor
     if not isinstance(text, str):  # a Fraction or SymPy number, as Solution.values holds them: base units
         return exact(text)
+    want = dims(var.dim) if not isinstance(var.dim, dict) else var.dim
     try:
-        number, unit = parse_quantity(text)
-        _, ufactor, dim = parse_unit(unit) if unit else (None, var.factor, var.dim)
-    except BadUnit as e:
+        number, written = parse_number(text)
+        ufactor, got = unit(written) if written else (factor, want)
+    except UnknownUnit as e:
         raise ArgumentError(f"{name}={text}: {e}", None, f"write a number with an optional unit, such as {name}=10{var.unit or ''}") from None
-    if dim != var.dim and not _omits_per_count(var.dim, dim):
-        raise ArgumentError(f"{name}={text}: that is {dim_str(dim)}, but {name} is {dim_str(var.dim)} ({var.unit or 'dimensionless'})", None, f"for example {name}=1{var.unit}")
-    return exact(number) * exact(ufactor)
+    if got != want and not omits_per_count(want, got):
+        raise ArgumentError(f"{name}={text}: that is {dim_text(got)}, but {name} is {dim_text(want)} ({var.unit or 'dimensionless'})", None, f"for example {name}=1{var.unit}")
+    return number * ufactor
 
 
-def _omits_per_count(want, got) -> bool:
+def omits_per_count(want: dict, got: dict) -> bool:
     """True when `got` is `want` without some of its per-token / per-request part (10ms for ms/token)."""
-    ratio = dict(want / got)
-    return all(k in COUNTING and v < 0 and dict(want).get(k, 0) <= v for k, v in ratio.items())
+    ratio = {k: want.get(k, 0) - got.get(k, 0) for k in set(want) | set(got)}
+    ratio = {k: v for k, v in ratio.items() if v}
+    return all(k in COUNTING and v < 0 and want.get(k, 0) <= v for k, v in ratio.items())

@@ -1,6 +1,11 @@
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The tests' plan cache lives in a folder of their own, not the user's (and starts empty)
+os.environ["CHAINC_CACHE_DIR"] = tempfile.mkdtemp(prefix="chainc-test-cache-")
 
 from chainc import Project
 

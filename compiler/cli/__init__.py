@@ -86,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--question", metavar="NAME", help="answer one of the model's questions")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.add_argument("--explain", action="store_true", help="show each step: equation, rearranged form, numbers, result")
+    s.add_argument("--no-cache", action="store_true", help="plan afresh: neither read nor write the plan cache")
     s.add_argument("--sensitivity", nargs="?", const="", metavar="TARGET", help="each input's elasticity on TARGET (default: the question's answer, else the last result), largest first")
 
     s = sub.add_parser(
@@ -111,6 +112,15 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--gpu", help="catalog GPU id")
     s.add_argument("--llm", help="catalog LLM id")
     s.add_argument("--json", action="store_true", help="print JSON: the file written")
+
+    s = sub.add_parser(
+        "cache",
+        help="the plan cache: where it is, or clear it",
+        description="Repeated commands answer from prepared plans kept in the user's cache folder ($CHAINC_CACHE_DIR, else the platform's); stale entries are rebuilt.",
+        epilog="examples:\n  chainc cache path\n  chainc cache clear",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("action", choices=["path", "clear"], help="path: print the folder; clear: remove every entry")
 
     sub.add_parser("schema", help="print the model file's JSON Schema", description="Print the JSON Schema of model files, for editors.", epilog="example: chainc schema > model.schema.json")
     return p
@@ -167,7 +177,7 @@ def _terminate(signum, frame):
 
 
 # command -> its module: imported when the command runs, so a cached answer starts without SymPy or pint
-COMMANDS = {"show": "showing", "list": "catalog", "check": "checking", "solve": "solving", "build": "building", "plot": "building", "schema": "building", "init": "building"}
+COMMANDS = {"cache": "building", "show": "showing", "list": "catalog", "check": "checking", "solve": "solving", "build": "building", "plot": "building", "schema": "building", "init": "building"}
 
 
 def command(name: str):

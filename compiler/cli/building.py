@@ -72,3 +72,14 @@ def cmd_init(args, project: Project | None, out: Console) -> int:
 def cmd_schema(args, project: Project, out: Console) -> int:
     print(json.dumps(MODEL_SCHEMA, indent=2))
     return 0
+
+
+def cmd_cache(args, project: Project, out: Console) -> int:
+    from .. import cache
+
+    if args.action == "clear":
+        n = cache.clear()
+        out.print(plain(f"removed {n} cached plan{'s' if n != 1 else ''} from {cache.folder()}"))
+    else:
+        out.print(plain(str(cache.folder())))
+    return 0

@@ -8,11 +8,10 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ..api import ask, solve
-from ..api import query_of as query
 from ..backends.json_report import solution_json
 from ..errors import ArgumentError
 from ..format import fmt
+from ..numbers import in_unit
 from ..project import Project
 from ..results import Answer, Solution
 from ..textout import plain
@@ -22,17 +21,30 @@ from .args import finds, givens, hardware, nonempty
 def cmd_solve(args, project: Project, out: Console) -> int:
     nonempty(args, "gpu", "llm", "question", "find")
     hardware(project, args)
-    model = project.model(args.model)
     given = givens(args.given)
-    answer = None
-    if args.question is not None:
-        if args.find:
-            raise ArgumentError("--question and --find do not go together", None, "a question says what it finds")
-        answer = ask(model, args.question, given, gpu=args.gpu, llm=args.llm, project=project)
-        solution = answer.solution
+    warm = None if (args.no_cache or args.explain or args.sensitivity is not None) else _warm(project, args, given)
+    if warm is not None:
+        solution, answer = warm
+        model, table = solution.model, None
     else:
-        solution = solve(model, given, finds(model, args.find), gpu=args.gpu, llm=args.llm, project=project)
-    table = _sensitivities(args, project, model, solution, answer, query(model, given, () if answer else finds(model, args.find), args.gpu, args.llm)) if args.sensitivity is not None else None
+        from ..api import ask, solve
+        from ..api import query_of as query
+
+        model = project.model(args.model)
+        answer = None
+        if args.question is not None:
+            if args.find:
+                raise ArgumentError("--question and --find do not go together", None, "a question says what it finds")
+            answer = ask(model, args.question, given, gpu=args.gpu, llm=args.llm, project=project)
+            solution = answer.solution
+        else:
+            solution = solve(model, given, finds(model, args.find), gpu=args.gpu, llm=args.llm, project=project)
+        q = query(model, given, () if answer else tuple(args.find), args.gpu, args.llm)
+        if not args.no_cache:
+            from ..warm import remember_solve
+
+            remember_solve(project, args, model, q)
+        table = _sensitivities(args, project, model, solution, answer, q) if args.sensitivity is not None else None
     if args.json:
         data = solution_json(solution, answer)
         if table is not None:
@@ -43,6 +55,18 @@ def cmd_solve(args, project: Project, out: Console) -> int:
     if table is not None:
         _print_sensitivities(out, model, table, answer)
     return 0
+
+
+def _warm(project: Project, args, given: dict):
+    """The answer from the plan cache, or None (not cached, or not a shape the warm path takes)."""
+    if args.question is not None and args.find:
+        return None
+    from ..warm import solve as warm_solve
+
+    hit = warm_solve(project, args, given)
+    if hit is not None and args.find:
+        finds(hit[0].model, args.find)  # the same checks of --find as a cold run
+    return hit
 
 
 def _sensitivities(args, project: Project, model, solution: Solution, answer: Answer | None, q):
@@ -105,7 +129,7 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
         for c in table.columns:
             rt.add_column(plain(f"{c.name}\n{c.unit}"), justify="right")
         for i, row in enumerate(rows, 1):
-            rt.add_row(str(i), *[fmt(c.to_display(row[c.name])) for c in table.columns])
+            rt.add_row(str(i), *[fmt(in_unit(row[c.name], c.factor)) for c in table.columns])
         out.print()
         out.print(rt)
     for note in s.notes:
@@ -113,11 +137,10 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
     if s.numeric:
         out.print(plain(f"\nsolved numerically: {', '.join(sorted(s.numeric))} ({next(iter(s.numeric.values()))})"))
     if answer is not None:
-        q, var = answer.question, m.variables[answer.question.find]
+        q = answer.question
         out.print()
         out.print(Text.assemble(plain(q.name, "bold"), plain(f": {q.ask or q.condition_text}")))
-        how = f" ({answer.how})" if answer.how and answer.how != "the boundary" else ""
-        out.print(plain(f"  {var.name} = {fmt(var.to_display(answer.value), 6)} {var.unit}".rstrip() + f"{how}; {q.condition_text} holds there"))
+        out.print(plain(f"  {answer.sentence()}"))
 
 
 def _explain(out: Console, s: Solution) -> None:

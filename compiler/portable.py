@@ -1,0 +1,184 @@
+"""What running and printing a model need, without SymPy or pint: the form the plan cache stores.
+
+`describe(model)` keeps a model's names, units, factors, domains, questions and
+checks as plain data; `encode`/`decode` turn those, Programs and prepared query
+shapes into JSON and back. Decoding builds only the classes registered here, from
+data the cache itself wrote: a file that does not decode is a cache miss.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from fractions import Fraction
+
+from . import program as P
+from .errors import Loc
+from .execute import Prepared
+from .results import Asking
+
+
+@dataclass(frozen=True)
+class VarInfo:
+    name: str
+    unit: str
+    factor: Fraction
+    dim: dict  # '[time]' -> exponent
+    description: str = ""
+    digits: int | None = None
+    loc: Loc | None = None
+    default: bool | None = None  # True when the variable has a default (an input); None otherwise
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    name: str
+    about: str
+    columns: tuple[VarInfo, ...]
+
+
+@dataclass(frozen=True)
+class QuestionInfo:
+    name: str
+    ask: str
+    find: str
+    condition_text: str
+    seek: str
+    loc: Loc | None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    name: str
+    value: Fraction | float
+    written: str
+    abs_tol: Fraction | float | None
+    rel_tol: Fraction | float | None
+
+
+@dataclass(frozen=True)
+class CheckInfo:
+    index: int
+    about: str
+    given: tuple  # (name, base value)
+    expect: tuple[Expectation, ...]
+    that: object  # a program expression, or None
+    that_text: str
+    question: str | None
+    loc: Loc | None
+
+
+@dataclass(frozen=True)
+class EntryInfo:
+    kind: str
+    id: str
+    title: str
+
+
+@dataclass(frozen=True, eq=False)
+class ModelInfo:
+    name: str
+    title: str
+    about: str
+    path: str
+    gpu: str | None
+    llm: str | None
+    variables: dict
+    params: dict
+    tables: dict
+    questions: dict
+    checks: tuple = ()
+
+    def quantity(self, name: str):
+        return self.variables.get(name) or self.params.get(name)
+
+
+def _info(q, default=None) -> VarInfo:
+    from .quantities import dims
+
+    return VarInfo(q.name, q.unit, Fraction(int(q.factor.p), int(q.factor.q)), dims(q.dim), q.description, getattr(q, "digits", None), q.loc, default)
+
+
+def describe(model) -> ModelInfo:
+    """A loaded ir.Model as plain data (what the warm path prints and runs with)."""
+    from . import lower
+    from .numbers import exact
+
+    variables = {n: _info(v, True if v.default is not None else None) for n, v in model.variables.items()}
+    params = {n: _info(p) for n, p in model.params.items()}
+    tables = {n: TableInfo(n, t.about, tuple(_info(c) for c in t.columns)) for n, t in model.tables.items()}
+    questions = {n: QuestionInfo(n, q.ask, q.find, q.condition_text, q.seek, q.loc) for n, q in model.questions.items()}
+
+    def tol(x):
+        return None if x is None else exact(x)
+
+    checks = tuple(
+        CheckInfo(
+            c.index,
+            c.about,
+            tuple((n, exact(v)) for n, v in c.given),
+            tuple(Expectation(e.name, exact(e.value), e.written, tol(e.abs_tol), tol(e.rel_tol)) for e in c.expect),
+            lower.expr(c.that) if c.that is not None else None,
+            c.that_text,
+            c.question,
+            c.loc,
+        )
+        for c in model.checks
+    )
+    return ModelInfo(model.name, model.title, model.about, model.path, model.gpu, model.llm, variables, params, tables, questions, checks)
+
+
+# --- JSON ------------------------------------------------------------------------------------------------
+
+_CLASSES = {
+    c.__name__: c
+    for c in (
+        P.Num, P.Const, P.Ref, P.Add, P.Mul, P.Pow, P.Call, P.Cmp, P.Logic, P.Choice,
+        P.Site, P.Assign, P.Guard, P.Check, P.Pick, P.Search, P.Column, P.Loop, P.Domain, P.Program,
+        Loc, VarInfo, TableInfo, QuestionInfo, Expectation, CheckInfo, EntryInfo, ModelInfo, Prepared, Asking,
+    )
+}  # fmt: skip
+
+
+def encode(x):
+    """An object graph of registered dataclasses, Fractions and containers as JSON-able data."""
+    if x is None or isinstance(x, (bool, int, str)):
+        return x
+    if isinstance(x, float):
+        return {"_": "float", "v": repr(x)}
+    if isinstance(x, Fraction):
+        return {"_": "F", "v": f"{x.numerator}/{x.denominator}"}
+    if isinstance(x, (tuple, list)):
+        return [encode(v) for v in x]
+    if isinstance(x, frozenset):
+        return {"_": "frozenset", "v": sorted(encode(v) for v in x)}
+    if isinstance(x, dict):
+        return {"_": "dict", "v": [[encode(k), encode(v)] for k, v in x.items()]}
+    name = type(x).__name__
+    if name in _CLASSES and dataclasses.is_dataclass(x):
+        return {"_": name, **{f.name: encode(getattr(x, f.name)) for f in dataclasses.fields(x)}}
+    raise TypeError(f"cannot encode {name}")
+
+
+def decode(x):
+    """The inverse of encode; anything else (an unknown class, a malformed value) raises ValueError."""
+    if x is None or isinstance(x, (bool, int, str)):
+        return x
+    if isinstance(x, list):
+        return tuple(decode(v) for v in x)
+    if not isinstance(x, dict) or "_" not in x:
+        raise ValueError("malformed cache data")
+    kind = x["_"]
+    if kind == "float":
+        return float(x["v"])
+    if kind == "F":
+        p, q = x["v"].split("/")
+        return Fraction(int(p), int(q))
+    if kind == "frozenset":
+        return frozenset(decode(v) for v in x["v"])
+    if kind == "dict":
+        return {decode(k): decode(v) for k, v in x["v"]}
+    cls = _CLASSES.get(kind)
+    if cls is None:
+        raise ValueError(f"unknown class {kind!r} in cache data")
+    return cls(**{f.name: decode(x[f.name]) for f in dataclasses.fields(cls)})

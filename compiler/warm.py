@@ -1,0 +1,174 @@
+"""The warm command line: `chainc solve` and `chainc check` from prepared shapes in the plan cache.
+
+A cold run plans with SymPy, answers, and stores what it prepared (portable.py,
+cache.py). A warm run with the same shape (the same model files, hardware,
+question and names given or found, whatever their values) reads that back and
+runs it through the same functions (execute.py, the runtime's answer rule): the
+same numbers and messages, without importing SymPy or pint. Whatever the warm
+path cannot take (a unit it has not seen, --explain, --sensitivity) goes cold.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+from . import cache
+from .errors import SolveError
+from .execute import Prepared, answer_question, execute
+from .quantities import UnknownUnit, given_value
+
+# --- what an answer depends on ----------------------------------------------------------------------------
+
+
+def _shadows(project, kind_folder: str, name: str, found: Path) -> list[Path]:
+    """The files that would take an id's place if they appeared: the same name in earlier layers."""
+    out = []
+    for layer in project.layers:
+        candidate = layer.root / kind_folder / f"{name}.yaml"
+        if candidate.resolve() == Path(found).resolve():
+            break
+        out.append(candidate)
+    return out
+
+
+def dependencies(project, model, gpu: str | None, llm: str | None) -> list[Path]:
+    """Every file a model's answers read, and the files that would override them."""
+    deps: list[Path] = []
+    seen = set()
+
+    def visit(m, gpu, llm):
+        if id(m) in seen:
+            return
+        seen.add(id(m))
+        path = Path(m.path).resolve()
+        deps.append(path)
+        deps.extend(_shadows(project, "models", path.stem, path))
+        for kind, chosen, default in (("gpu", gpu, m.gpu), ("llm", llm, m.llm)):
+            entry_id = chosen or default
+            if entry_id:
+                folder = {"gpu": "hardware/gpus", "llm": "hardware/llms"}[kind]
+                found = project.catalog.path(kind, entry_id)
+                if found is not None:
+                    deps.append(found)
+                    deps.extend(_shadows(project, folder, entry_id, found))
+                deps.extend(layer.root / folder / "fields.yaml" for layer in project.layers)
+        for _, other in m.imports:
+            visit(other, gpu if other.gpu else None, llm if other.llm else None)
+
+    visit(model, gpu, llm)
+    return deps
+
+
+def _entries(prep: Prepared) -> dict:
+    from .portable import EntryInfo
+
+    return {k: EntryInfo(k, e.id, e.title) for k, e in prep.entries.items()}
+
+
+def portable(prep: Prepared, info) -> Prepared:
+    """A prepared shape as the cache stores it: the model's plain description, no plan, no SymPy forms."""
+    return replace(prep, model=info, entries=_entries(prep), plan=None, formulas={})
+
+
+def _units(model, written: list[str]) -> dict:
+    """The units a warm run can parse without pint: the model's display units, and those this run was given."""
+    from .quantities import UnknownUnit, parse_number, pint_unit
+
+    texts = [q.unit for q in (*model.variables.values(), *(c for t in model.tables.values() for c in t.columns))]
+    for w in written:
+        try:
+            texts.append(parse_number(w)[1])
+        except UnknownUnit:
+            pass
+    out = {}
+    for t in texts:
+        if t and t not in out:
+            try:
+                out[t] = pint_unit(t)
+            except UnknownUnit:
+                pass
+    return out
+
+
+# --- chainc solve -------------------------------------------------------------------------------------------
+
+
+def solve_key(project, args, model_path: Path) -> str:
+    names = sorted(item.split("=", 1)[0].strip() for item in args.given)
+    return cache.key("solve", os.getcwd(), str(model_path), [str(layer.root) for layer in project.layers], args.gpu, args.llm, args.question, sorted(args.find), names)
+
+
+def remember_solve(project, args, model, query) -> None:
+    """After a cold `chainc solve`: store the shapes it prepared."""
+    from .portable import describe
+    from .results import Query
+    from .solver import _boundary_equation, asking, prepare
+
+    info = describe(model)
+    data = {"units": _units(model, [item.split("=", 1)[1].strip() for item in args.given if "=" in item])}
+    if args.question is not None:
+        q = model.questions[args.question]
+        rule = asking(model, args.question, frozenset(n for n, _ in query.given))
+        given = tuple(query.given)
+        at = prepare(model, project.catalog, Query((*given, (q.find, 0)), (), query.gpu, query.llm, (), False))
+        try:
+            boundary = portable(prepare(model, project.catalog, Query(given, (q.find,), query.gpu, query.llm, (_boundary_equation(model, q),))), info)
+        except SolveError:
+            boundary = None
+        from .portable import QuestionInfo
+
+        qi = QuestionInfo(q.name, q.ask, q.find, q.condition_text, q.seek, q.loc)
+        data["question"] = {"rule": replace(rule, question=qi), "at": portable(at, info), "boundary": boundary}
+    else:
+        data["prepared"] = portable(prepare(model, project.catalog, query), info)
+    cache.store(solve_key(project, args, Path(model.path).resolve()), dependencies(project, model, query.gpu, query.llm), data)
+
+
+def solve(project, args, given_texts: dict):
+    """(solution, answer) of `chainc solve` from the cache, or None when it holds no such shape."""
+    try:
+        path = project.resolve(args.model)
+    except Exception:  # noqa: BLE001 - the cold path reports it properly
+        return None
+    data = cache.load(solve_key(project, args, path))
+    if data is None:
+        return None
+    units = data["units"]
+
+    def unit(text: str):
+        if text not in units:
+            raise _Cold
+        return units[text]
+
+    prep = data["question"]["at"] if "question" in data else data["prepared"]
+    model = prep.model
+    try:
+        given = {n: given_value(model, n, v, unit) for n, v in given_texts.items()}
+    except _Cold:
+        return None
+    except UnknownUnit:
+        return None
+    if "question" not in data:
+        return execute(prep, given, tuple(args.find)), None
+    q = data["question"]
+    rule = q["rule"]
+
+    @lru_cache(maxsize=256)
+    def at(x):
+        return execute(q["at"], {**given, rule.question.find: x}, (), False)
+
+    bsol = None
+    if q["boundary"] is not None:
+        try:
+            bsol = execute(q["boundary"], given, (rule.question.find,))
+        except SolveError:
+            bsol = None
+    a = answer_question(model, rule, at, bsol)
+    return a.solution, a
+
+
+class _Cold(Exception):
+    """The warm path cannot take this command: run it cold."""
