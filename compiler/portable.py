@@ -140,45 +140,70 @@ _CLASSES = {
 }  # fmt: skip
 
 
-def encode(x):
-    """An object graph of registered dataclasses, Fractions and containers as JSON-able data."""
-    if x is None or isinstance(x, (bool, int, str)):
-        return x
-    if isinstance(x, float):
-        return {"_": "float", "v": repr(x)}
-    if isinstance(x, Fraction):
-        return {"_": "F", "v": f"{x.numerator}/{x.denominator}"}
-    if isinstance(x, (tuple, list)):
-        return [encode(v) for v in x]
-    if isinstance(x, frozenset):
-        return {"_": "frozenset", "v": sorted(encode(v) for v in x)}
-    if isinstance(x, dict):
-        return {"_": "dict", "v": [[encode(k), encode(v)] for k, v in x.items()]}
-    name = type(x).__name__
-    if name in _CLASSES and dataclasses.is_dataclass(x):
-        return {"_": name, **{f.name: encode(getattr(x, f.name)) for f in dataclasses.fields(x)}}
-    raise TypeError(f"cannot encode {name}")
+_FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls in _CLASSES.items()}
 
 
-def decode(x):
+def encode(root) -> dict:
+    """An object graph of registered dataclasses, Fractions and containers as JSON-able data.
+
+    Each object is written once, in a table, children before parents; a second reference
+    to it (the model's description in every prepared shape, a shared program) is its index.
+    """
+    table: list = []
+    index: dict[int, int] = {}
+
+    def enc(x):
+        if x is None or isinstance(x, (bool, int, str)):
+            return x
+        if isinstance(x, float):
+            return {"f": repr(x)}
+        if isinstance(x, Fraction):
+            return {"q": f"{x.numerator}/{x.denominator}"}
+        if isinstance(x, (tuple, list)):
+            return [enc(v) for v in x]
+        if isinstance(x, frozenset):
+            return {"s": sorted((enc(v) for v in x), key=repr)}
+        if isinstance(x, dict):
+            return {"d": [[enc(k), enc(v)] for k, v in x.items()]}
+        name = type(x).__name__
+        if name not in _CLASSES or not dataclasses.is_dataclass(x):
+            raise TypeError(f"cannot encode {name}")
+        k = index.get(id(x))
+        if k is None:
+            table.append([name, *(enc(getattr(x, f)) for f in _FIELDS[name])])
+            k = index[id(x)] = len(table) - 1
+        return {"r": k}
+
+    return {"objects": table, "root": enc(root)}
+
+
+def decode(data: dict):
     """The inverse of encode; anything else (an unknown class, a malformed value) raises ValueError."""
-    if x is None or isinstance(x, (bool, int, str)):
-        return x
-    if isinstance(x, list):
-        return tuple(decode(v) for v in x)
-    if not isinstance(x, dict) or "_" not in x:
+    objects: list = []
+
+    def dec(x):
+        if x is None or isinstance(x, (bool, int, str)):
+            return x
+        if isinstance(x, list):
+            return tuple(dec(v) for v in x)
+        if isinstance(x, dict) and len(x) == 1:
+            ((tag, v),) = x.items()
+            if tag == "r":
+                return objects[v]
+            if tag == "f":
+                return float(v)
+            if tag == "q":
+                p, q = v.split("/")
+                return Fraction(int(p), int(q))
+            if tag == "s":
+                return frozenset(dec(i) for i in v)
+            if tag == "d":
+                return {dec(k): dec(i) for k, i in v}
         raise ValueError("malformed cache data")
-    kind = x["_"]
-    if kind == "float":
-        return float(x["v"])
-    if kind == "F":
-        p, q = x["v"].split("/")
-        return Fraction(int(p), int(q))
-    if kind == "frozenset":
-        return frozenset(decode(v) for v in x["v"])
-    if kind == "dict":
-        return {decode(k): decode(v) for k, v in x["v"]}
-    cls = _CLASSES.get(kind)
-    if cls is None:
-        raise ValueError(f"unknown class {kind!r} in cache data")
-    return cls(**{f.name: decode(x[f.name]) for f in dataclasses.fields(cls)})
+
+    for item in data["objects"]:
+        cls = _CLASSES.get(item[0]) if isinstance(item, list) and item else None
+        if cls is None or len(item) != len(_FIELDS[item[0]]) + 1:
+            raise ValueError("unknown or malformed object in cache data")
+        objects.append(cls(*(dec(v) for v in item[1:])))
+    return dec(data["root"])

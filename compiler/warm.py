@@ -172,3 +172,113 @@ def solve(project, args, given_texts: dict):
 
 class _Cold(Exception):
     """The warm path cannot take this command: run it cold."""
+
+
+# --- chainc check -------------------------------------------------------------------------------------------
+
+
+def check_key(project, names: list[str], gpu: str | None, llm: str | None) -> str:
+    paths = []
+    for n in names:
+        try:
+            paths.append(str(project.resolve(n)))
+        except Exception:  # noqa: BLE001 - the cold path reports it
+            paths.append(n)
+    return cache.key("check", os.getcwd(), [str(layer.root) for layer in project.layers], paths, gpu, llm)
+
+
+def _question_shapes(model, catalog, info, name: str, given: tuple, gpu, llm) -> dict:
+    from .portable import QuestionInfo
+    from .results import Query
+    from .solver import _boundary_equation, asking, prepare
+
+    q = model.questions[name]
+    rule = asking(model, name, frozenset(n for n, _ in given))
+    at = prepare(model, catalog, Query((*given, (q.find, 0)), (), gpu, llm, (), False))
+    try:
+        boundary = portable(prepare(model, catalog, Query(given, (q.find,), gpu, llm, (_boundary_equation(model, q),))), info)
+    except SolveError:
+        boundary = None
+    qi = QuestionInfo(q.name, q.ask, q.find, q.condition_text, q.seek, q.loc)
+    return {"rule": replace(rule, question=qi), "at": portable(at, info), "boundary": boundary}
+
+
+def remember_check(project, names: list[str], models: list, gpu: str | None, llm: str | None) -> None:
+    """After a cold `chainc check` in which every model loaded and answered: store each model's shapes."""
+    from .compare import written_for
+    from .numbers import exact
+    from .portable import describe
+    from .results import Query
+    from .solver import prepare
+
+    catalog = project.catalog
+    bundles, deps = [], []
+    for model in models:
+        g, l_ = (gpu if model.gpu else None), (llm if model.llm else None)
+        info = describe(model)
+        checks = []
+        for c in model.checks:
+            given = tuple((n, exact(v)) for n, v in c.given)
+            if c.question:
+                checks.append({"question": _question_shapes(model, catalog, info, c.question, given, g, l_)})
+            else:
+                checks.append({"prepared": portable(prepare(model, catalog, Query(given, (), g, l_)), info)})
+        bundles.append(
+            {
+                "model": info,
+                "forward": portable(prepare(model, catalog, Query((), (), g, l_)), info),
+                "questions": {name: _question_shapes(model, catalog, info, name, (), g, l_) for name in model.questions},
+                "checks": checks,
+                "written_for": written_for(model, catalog, g, l_),
+            }
+        )
+        deps += dependencies(project, model, g, l_)
+    cache.store(check_key(project, names, gpu, llm), deps, bundles)
+
+
+def _ask(shapes: dict, given: dict):
+    rule = shapes["rule"]
+
+    @lru_cache(maxsize=256)
+    def at(x):
+        return execute(shapes["at"], {**given, rule.question.find: x}, (), False)
+
+    bsol = None
+    if shapes["boundary"] is not None:
+        try:
+            bsol = execute(shapes["boundary"], given, (rule.question.find,))
+        except SolveError:
+            bsol = None
+    return answer_question(shapes["at"].model, rule, at, bsol)
+
+
+def check(project, names: list[str], gpu: str | None, llm: str | None):
+    """[(model info, outcomes)] of `chainc check` from the cache, or None."""
+    from .compare import outcome
+    from .errors import ChaincError
+    from .results import CheckOutcome
+
+    bundles = cache.load(check_key(project, names, gpu, llm))
+    if bundles is None:
+        return None
+    out = []
+    for b in bundles:
+        info = b["model"]
+        execute(b["forward"], {})  # every model solves forward and answers every question (errors raise, as cold)
+        for shapes in b["questions"].values():
+            _ask(shapes, {})
+        outcomes = []
+        for c, shapes in zip(info.checks, b["checks"]):
+            given = dict(c.given)
+            try:
+                if "question" in shapes:
+                    answer = _ask(shapes["question"], given)
+                    solution = answer.solution
+                else:
+                    answer, solution = None, execute(shapes["prepared"], given)
+            except ChaincError as e:
+                outcomes.append(CheckOutcome(c, False, error=e))
+                continue
+            outcomes.append(outcome(c, solution, answer, c.that, b["written_for"]))
+        out.append((info, tuple(outcomes)))
+    return out

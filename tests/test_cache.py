@@ -102,3 +102,11 @@ def test_no_cache_writes_nothing_and_clear_empties(tmp_path):
     assert list(tmp_path.rglob("*.json"))
     out = chainc(tmp_path, "cache", "clear")["out"]
     assert out.startswith("removed 1 cached plan") and not list(tmp_path.rglob("*.json"))
+
+
+@pytest.mark.parametrize("argv", [["check"], ["check", "--gpu", "h200"], ["check", "goodput", "hol-blocking", "--json"]])
+def test_warm_check_is_the_cold_check(tmp_path, argv):
+    cold = chainc(tmp_path, *argv)
+    warm = chainc(tmp_path, *argv)
+    assert warm["out"] == cold["out"] == chainc(tmp_path, *argv, "--no-cache")["out"]
+    assert warm["heavy"] == [] and warm["code"] == cold["code"] == 0

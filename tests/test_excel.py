@@ -23,7 +23,7 @@ import sympy as sp
 from chainc import ask, solve
 from chainc.backends import BuildOptions
 from chainc.backends.excel import WORKBOOK, build, build_workbook
-from chainc.checks import within
+from chainc.compare import within
 from chainc.solver import Evaluator
 from chainc.sweep import run_sweep
 

@@ -73,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--gpu", help="run on this GPU instead of each model's own")
     s.add_argument("--llm", help="run on this LLM instead of each model's own")
     s.add_argument("--json", action="store_true", help="print JSON: each model and each check")
+    s.add_argument("--no-cache", action="store_true", help="plan afresh: neither read nor write the plan cache")
 
     s = sub.add_parser(
         "solve",

@@ -9,7 +9,6 @@ from rich.text import Text
 
 from ..errors import ArgumentError, ChaincError
 from ..project import Project, display_path
-from ..report import evaluate
 from ..textout import plain
 from .args import hardware
 from .output import error_json
@@ -22,25 +21,21 @@ def cmd_check(args, project: Project, out: Console) -> int:
     names = args.models or project.model_names()
     if not names:
         raise ArgumentError(f"no models in {display_path(project.own.models)}", None, "add a model file there, or start from `chainc init`")
+    results = _warm(project, names, args) if not args.no_cache else None
+    if results is None:
+        results = _cold(project, names, args)
     failed = total = broken = skipped = 0
     report = []
-    for name in names:
+    for name, model, outcomes in results:
         entry = {"name": name}
-        try:
-            model = project.model(name)
-            entry.update(name=model.name, path=model.path)
-            evaluated = evaluate(model, project.catalog, args.gpu, args.llm, source=project.source)
-            for answer in evaluated.answers.values():  # every question must have its answer on this hardware
-                if isinstance(answer, ChaincError):
-                    raise answer
-            outcomes = evaluated.checks
-        except ChaincError as e:
+        if isinstance(outcomes, ChaincError):
             broken += 1
-            entry["error"] = error_json(e)
+            entry["error"] = error_json(outcomes)
             report.append(entry)
             if not args.json:
-                err.print(plain(e.render()))
+                err.print(plain(outcomes.render()))
             continue
+        entry.update(name=model.name, path=model.path)
         bad = [o for o in outcomes if not o.ok]
         refs = [o for o in outcomes if not o.applies]
         total += len(outcomes) - len(refs)
@@ -66,3 +61,32 @@ def cmd_check(args, project: Project, out: Console) -> int:
         tail = (f", {skipped} not applicable (written for other hardware)" if skipped else "") + (f", {broken} model{'s' if broken > 1 else ''} with errors" if broken else "")
         out.print(f"{total - failed} passed, {failed} failed{tail}")
     return code
+
+
+def _warm(project: Project, names: list[str], args):
+    from ..warm import check
+
+    try:
+        hit = check(project, names, args.gpu, args.llm)
+    except ChaincError:
+        return None  # the cold run says it properly
+    return None if hit is None else [(name, info, outcomes) for name, (info, outcomes) in zip(names, hit)]
+
+
+def _cold(project: Project, names: list[str], args) -> list:
+    """(name, model, outcomes or the error) per model; stores the shapes when every model answered."""
+    from ..api import run_checks
+
+    results, models = [], []
+    for name in names:
+        try:
+            model = project.model(name)
+            results.append((name, model, tuple(run_checks(model, project, args.gpu, args.llm))))
+            models.append(model)
+        except ChaincError as e:
+            results.append((name, None, e))
+    if len(models) == len(names) and not args.no_cache:
+        from ..warm import remember_check
+
+        remember_check(project, names, models, args.gpu, args.llm)
+    return results
