@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from . import program as P
 from .errors import ArgumentError, SolveError
@@ -46,6 +47,9 @@ def execute(prep: Prepared, given: dict, find: tuple = (), check_domain: bool = 
     env = dict(prep.params)
     env.update((n, v) for n, v in prep.defaults.items() if n not in given and n not in find)
     env.update(given)
+    for n, v in env.items():  # whole numbers as ints: exact, and Python's fast path
+        if type(v) is Fraction and v.denominator == 1:
+            env[n] = v.numerator
     if check_domain:
         for n in m.variables:
             if n in env:

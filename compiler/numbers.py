@@ -7,7 +7,9 @@ from fractions import Fraction
 
 def exact(x) -> Fraction | float:
     """A Fraction for anything rational (ints, Fractions, SymPy Rationals), else a float."""
-    if isinstance(x, (int, Fraction)):
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, int):
         return Fraction(x)
     if isinstance(x, float):
         return x
@@ -18,8 +20,10 @@ def exact(x) -> Fraction | float:
 
 
 def in_unit(base, factor) -> float:
-    """A base-unit value divided by a unit's factor, as a float (exactly rounded when both are rational)."""
+    """A base-unit value divided by a unit's factor, as a float (correctly rounded when both are rational)."""
+    if isinstance(base, float):
+        return base / float(factor)
     base, factor = exact(base), exact(factor)
     if isinstance(base, Fraction) and isinstance(factor, Fraction):
-        return float(base / factor)
+        return (base.numerator * factor.denominator) / (base.denominator * factor.numerator)  # one int division
     return float(base) / float(factor)

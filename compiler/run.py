@@ -72,11 +72,25 @@ def compile_expr(e: P.Expr) -> Fn:
             return lambda env: a(env) + b(env)
         return lambda env: _fold(operator.add, fs, env)
     if t is P.Mul:
-        fs = [compile_expr(a) for a in e.args]
+        # a * b**-1 * c as (a * c) / b: one division instead of a reciprocal and a product
+        over, fs = [], []
+        for a in e.args:
+            if type(a) is P.Pow and type(a.exp) is P.Num and a.exp.value == -1:
+                over.append(compile_expr(a.base))
+            elif type(a) is P.Num and a.value.denominator != 1:  # 1/2 * x as x / 2: whole numbers stay ints until then
+                if a.value.numerator != 1:
+                    fs.append(compile_expr(P.Num(Fraction(a.value.numerator))))
+                over.append(compile_expr(P.Num(Fraction(a.value.denominator))))
+            else:
+                fs.append(compile_expr(a))
+        num = fs[0] if len(fs) == 1 else (lambda env, fs=fs: _fold(operator.mul, fs, env)) if fs else (lambda env: 1)
         if len(fs) == 2:
             a, b = fs
-            return lambda env: a(env) * b(env)
-        return lambda env: _fold(operator.mul, fs, env)
+            num = lambda env: a(env) * b(env)  # noqa: E731
+        if not over:
+            return num
+        den = over[0] if len(over) == 1 else (lambda env, over=over: _fold(operator.mul, over, env))
+        return lambda env: _divide(num(env), den(env))
     if t is P.Pow:
         base = compile_expr(e.base)
         if type(e.exp) is P.Num and e.exp.value == -1:
@@ -110,11 +124,37 @@ def compile_expr(e: P.Expr) -> Fn:
     raise TypeError(f"no runner for {t.__name__}")
 
 
+def hoist(e, row_names: set, found: dict, prefix: str):
+    """e with its largest subexpressions that read no row value replaced by names (collected in `found`).
+
+    A condition's branches are left alone: a branch that is not taken must not be evaluated.
+    """
+    if type(e) in (P.Num, P.Const, P.Ref) or type(e) is P.Choice:
+        return e
+    if not (P.refs(e) & row_names):
+        name = next((k for k, v in found.items() if v == e), None) or f"{prefix}{len(found)}"
+        found[name] = e
+        return P.Ref(name)
+    if type(e) in (P.Add, P.Mul, P.Call, P.Logic):
+        return type(e)(*([e.fn] if type(e) is P.Call else [e.op] if type(e) is P.Logic else []), tuple(hoist(a, row_names, found, prefix) for a in e.args))
+    if type(e) is P.Pow:
+        return P.Pow(hoist(e.base, row_names, found, prefix), hoist(e.exp, row_names, found, prefix))
+    if type(e) is P.Cmp:
+        return P.Cmp(e.op, hoist(e.left, row_names, found, prefix), hoist(e.right, row_names, found, prefix))
+    return e
+
+
 def _fold(op, fs, env):
     v = fs[0](env)
     for f in fs[1:]:
         v = op(v, f(env))
     return v
+
+
+def _divide(a, b):
+    if type(a) is int and type(b) is int:
+        return Fraction(a, b)
+    return a / b
 
 
 def _reciprocal(x):
@@ -165,8 +205,13 @@ def fail(site: P.Site, message: str, hint: str = "", env: Env | None = None, nam
 
 
 def _value(v, what: str):
-    """A statement's result: a finite real number (exact ints and Fractions pass as they are)."""
-    if isinstance(v, bool):
+    """A statement's result: a finite real number; a whole Fraction becomes an int (ints are Python's fast path)."""
+    t = type(v)
+    if t is int:
+        return v
+    if t is Fraction:
+        return v.numerator if v.denominator == 1 else v
+    if t is bool:
         return int(v)
     return V.real(v, what)
 
@@ -265,8 +310,13 @@ class Runner:
 
     def _loop(self, s: P.Loop):
         rows_f = compile_expr(s.rows)
-        cols = [(c.name, compile_expr(c.expr), compile_expr(c.initial), c, [(compile_expr(g.divisor), compile_expr(g.when)) for g in c.guards]) for c in s.columns]
         t = s.table
+        row_names = {f"{t}.i"} | {f"{t}.{c.name}" for c in s.columns} | {f"{t}.prev.{c.name}" for c in s.columns}
+        hoisted: dict = {}  # loop-invariant parts of the formulas, computed once per table instead of per row
+        fast = [hoist(c.expr, row_names, hoisted, f"{t}.$") for c in s.columns]
+        invariant = [(k, compile_expr(e)) for k, e in hoisted.items()]
+        cols = [(c.name, compile_expr(c.expr), compile_expr(c.initial), c, [(compile_expr(g.divisor), compile_expr(g.when)) for g in c.guards]) for c in s.columns]
+        cols_fast = [(name, compile_expr(e), init, c, guards) for (name, _, init, c, guards), e in zip(cols, fast)]
         index, names = f"{t}.i", [c.name for c in s.columns]
         keys = {n: f"{t}.{n}" for n in names}
         prev = {n: f"{t}.prev.{n}" for n in names}
@@ -286,10 +336,18 @@ class Runner:
                 except _FAILURES as e:
                     raise fail(c.site, f"the initial value {_problem(e)}") from None
             out = []
+            use = cols
+            if n and invariant:
+                try:
+                    for k, f in invariant:
+                        scope[k] = f(scope)
+                    use = cols_fast
+                except _FAILURES:
+                    pass  # evaluated in place instead, where the failure is reported at its column
             for i in range(1, n + 1):
                 scope[index] = i
                 row = {}
-                for name, f, _, c, guards in cols:
+                for name, f, _, c, guards in use:
                     try:
                         v = _value(f(scope), name)
                         for d, w in guards:
