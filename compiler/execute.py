@@ -56,7 +56,14 @@ def execute(prep: Prepared, given: dict, find: tuple = (), check_domain: bool = 
                 require(m, prep.program, n, env[n], "given" if n in given else "default")
     result = runner(prep.program)(env)
     numeric = {n: NUMERIC for n in prep.program.numeric}
-    return Solution(m, prep.plan, prep.program, prep.entries.get("gpu"), prep.entries.get("llm"), result.values, dict(given), numeric, result.tables, dict(prep.formulas), result.notes)
+    values = {n: _exact(v) for n, v in result.values.items()}
+    tables = {t: [{c: _exact(v) for c, v in row.items()} for row in rows] for t, rows in result.tables.items()}
+    return Solution(m, prep.plan, prep.program, prep.entries.get("gpu"), prep.entries.get("llm"), values, dict(given), numeric, tables, dict(prep.formulas), result.notes)
+
+
+def _exact(v):
+    """Values leave the runner as exact Fractions (or floats): an int inside is only the runner's fast path."""
+    return Fraction(v) if type(v) is int else v
 
 
 def require(model, program: P.Program, name: str, value, what: str) -> None:
