@@ -16,7 +16,7 @@ from .checks import CheckOutcome, run_check
 from .errors import ChaincError
 from .ir import Model
 from .quantities import exact, given_value
-from .solve import Answer, Query, Solution, ask_query, entry_values, solve_query
+from .solve import Answer, Asking, Query, Solution, ask_query, asking, entry_values, solve_query
 from .sweep import SweepResult, run_sweep
 
 
@@ -31,6 +31,7 @@ class Report:
     given: tuple[tuple[str, Fraction | float], ...] = ()
     source: str = ""  # the model file as outputs name it: 'models/goodput.yaml' (relative to its library folder)
     imports: dict[str, Report] = field(default_factory=dict)  # alias -> the imported model's own report
+    asked: dict[str, Asking] = field(default_factory=dict)  # question -> its programs and rule data (those that can be planned)
 
     @property
     def gpu(self) -> Entry | None:
@@ -79,18 +80,23 @@ def evaluate(
     values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
     solution = solve_query(model, catalog, Query(values, (), gpu, llm))
     answers: dict = {}
+    asked: dict = {}
     for name in model.questions:
         try:
             answers[name] = ask_query(model, catalog, name, Query(values, (), gpu, llm))
         except ChaincError as e:
             answers[name] = e
+        try:
+            asked[name] = asking(model, name, frozenset(n for n, _ in values))
+        except ChaincError:
+            pass  # a question whose shape cannot be planned: its answer holds the error
     checks = tuple(run_check(model, c, catalog, gpu, llm) for c in model.checks)
     sweeps = {name: run_sweep(model, sw, catalog, gpu, llm, values) for name, sw in model.sweeps.items()}
     custom = {}
     for name, (find, qgiven) in (queries or {}).items():
         qvalues = tuple((n, given_value(model, n, v)) for n, v in qgiven.items())
         custom[name] = solve_query(model, catalog, Query(qvalues, tuple(find), gpu, llm))
-    return Report(model, solution, answers, checks, sweeps, custom, values, source(model.path) if source else model.path, imports)
+    return Report(model, solution, answers, checks, sweeps, custom, values, source(model.path) if source else model.path, imports, asked)
 
 
 def catalog_report(catalog: Catalog) -> CatalogReport:

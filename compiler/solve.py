@@ -218,6 +218,51 @@ def _edges(q: Question, var: Variable):
     return lo, d.hi, step
 
 
+@dataclass(frozen=True)
+class Asking:
+    """A question as programs and data: everything ask_query runs, without running it (what printers print).
+
+    `at` is the model solved with the question's variable known (the condition reads its values);
+    `boundary` is the condition as an equation, solved for the variable (None: no plan has it).
+    lo, hi, step and probe are the rule's edges, grid and probe point (base units).
+    """
+
+    question: Question
+    at: P.Program
+    boundary: P.Program | None
+    condition: P.Cmp
+    lo: Fraction | None
+    hi: Fraction | None
+    step: Fraction | None
+    probe: Fraction
+    strict: bool
+
+    @property
+    def closed(self) -> bool:
+        """The boundary is a closed form (not a numeric search's)."""
+        return self.boundary is not None and self.question.find not in self.boundary.numeric
+
+
+def _boundary_equation(model: Model, q: Question) -> Equation:
+    return Equation(len(model.equations), _boundary_text(q.condition_text), q.condition.lhs, q.condition.rhs, q.loc)
+
+
+def asking(model: Model, question: str, given: frozenset = frozenset()) -> Asking:
+    """The programs and the rule's data for one question, with the variables `given` known besides the defaults."""
+    q = model.questions[question]
+    var = model.variables[q.find]
+    known = frozenset(n for n, v in model.variables.items() if v.default is not None) | frozenset(given)
+    at = lower.lower(make_plan(model, known | {q.find}, ()))  # the arguments as solve_query passes them: one cached plan
+    try:
+        boundary = lower.lower(make_plan(model, known - {q.find}, (_boundary_equation(model, q),)))
+    except SolveError:
+        boundary = None
+    lo, hi, step = _edges(q, var)
+    probe = lo if lo is not None else hi if hi is not None else (exact(var.default) if var.default is not None and var.default.is_number else exact(var.factor))
+    strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
+    return Asking(q, at, boundary, lower.expr(q.condition), lo, hi, step, probe, strict)
+
+
 def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     """The largest (or smallest) value of the question's variable that meets its condition."""
     if question not in model.questions:
@@ -227,7 +272,8 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     given = dict(query.given)
     if q.find in given:
         raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"drop --given {q.find}=...; the question computes it")
-    condition = lower.expr(q.condition)
+    rule = asking(model, question, frozenset(given))
+    condition = rule.condition
 
     @lru_cache(maxsize=64)
     def at(x) -> Solution:
@@ -236,25 +282,21 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     def feasible(x) -> bool:
         return bool(evaluate(condition, at(x).values))
 
-    boundary_eq = Equation(len(model.equations), _boundary_text(q.condition_text), q.condition.lhs, q.condition.rhs, q.loc)
     try:
-        bsol = solve_query(model, catalog, Query(tuple(given.items()), (q.find,), query.gpu, query.llm, (boundary_eq,)))
+        bsol = solve_query(model, catalog, Query(tuple(given.items()), (q.find,), query.gpu, query.llm, (_boundary_equation(model, q),)))
         boundary = bsol.values[q.find]
     except SolveError:
         bsol, boundary = None, None
-    lo, hi, step = _edges(q, var)
     d = lower.domain_of(var)
-    probe = lo if lo is not None else hi if hi is not None else (exact(var.default) if var.default is not None and var.default.is_number else exact(var.factor))
-    closed = bsol is not None and q.find not in bsol.numeric
-    strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
+    closed = bsol is not None and rule.closed
     try:
-        value, how, back = answer(boundary, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, step, lo, hi, probe, closed, strict)
+        value, how, back = answer(boundary, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict)
     except NoAnswer as e:
         if e.kind == "infeasible":
             raise _infeasible(model, q, var, at(e.at), condition) from None
         where = e.where if e.boundary is None else f"{e.where} {_show(var, e.boundary)}"
         raise _unbounded(q, var, where) from None
-    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, Rounding(how, step, back, closed))
+    return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, Rounding(how, rule.step, back, closed))
 
 
 def _boundary_text(condition: str) -> str:
