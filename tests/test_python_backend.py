@@ -15,7 +15,9 @@ import pytest
 
 from chainc import ask, solve
 from chainc.backends import BuildOptions
-from chainc.backends.python import build, module_name
+from chainc.backends import python as python_backend
+from chainc.backends.python import module_name
+from chainc.build import reports_for
 from chainc.errors import ChaincError
 
 from .tools import assert_ruff_clean
@@ -26,6 +28,12 @@ GPUS = ("h200", "a100-sxm-80gb")
 LLMS = ("llama-3.3-70b", "qwen2.5-7b")
 
 _counter = itertools.count()
+
+
+def build(project, models, fmt: str, options: BuildOptions) -> list[Path]:
+    """Evaluate the models into Reports as `chainc build` does, then print them with the Python backend."""
+    reports, catalog = reports_for(project, [m.name for m in models], options)
+    return python_backend.build(reports, catalog, fmt, options)
 
 
 def load(path: Path):
@@ -202,7 +210,7 @@ def test_custom_direction_through_a_table_is_a_numeric_search(project, tmp_path,
     expected = solve(model, given, find, project=project)
     assert expected.numeric, "expected a numeric step"
     (path,) = build(project, [model], "py", BuildOptions(tmp_path, find=find, given=given))
-    assert "_root_1d" in path.read_text()
+    assert "_bracket_root" in path.read_text()
     mod = load(path)
     got = getattr(mod, fname)()
     for n in model.variables:

@@ -16,10 +16,9 @@ import pytest
 
 from chainc import Project, ask
 from chainc.backends import BuildOptions
-from chainc.backends.python import build
 from chainc.errors import ChaincError
 
-from .test_python_backend import load
+from .test_python_backend import build, load
 from .tools import assert_ruff_clean
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -316,7 +315,7 @@ def test_numeric_boundaries_are_searched(generated):
         assert q and a.boundary_solution is not None and a.question.find in a.boundary_solution.numeric
     for p in paths:
         if p.stem.startswith("searched"):
-            assert "_root_1d" in p.read_text()
+            assert "_bracket_root" in p.read_text()
 
 
 def test_numpy_elements_take_their_own_paths(generated):
