@@ -263,18 +263,47 @@ def test_numpy_flavour_matches_the_scalar_one(built):
     assert np.allclose(p99v.max_utilization(p99_target=targets), [p99s.max_utilization(p99_target=float(t)) for t in targets], rtol=REL, atol=0)
 
 
-def test_numpy_flavour_runs_tables_element_wise(built):
+def test_numpy_flavour_vectorises_tables(built):
+    """A table runs row by row over all points; a point with fewer rows has NaN past them."""
     np = pytest.importorskip("numpy")
     out, _ = built
     scalar = load(out / "hol_blocking.py")
     vec = load(out / "hol_blocking_np.py")
-    budgets = np.array([2048.0, 4096.0, 8192.0])
+    budgets = np.array([2048.0, 4096.0, 8192.0, 16384.0, 5000.0])
     got = vec.solve(budget=budgets)
     for i, b in enumerate(budgets):
         one = scalar.solve(budget=float(b))
-        assert close(got.fcfs_mean_ttft[i], one.fcfs_mean_ttft)
-        assert close(got.sorted_mean_ttft[i], one.sorted_mean_ttft)
-    assert "np.vectorize" in (out / "hol_blocking_np.py").read_text()
+        for n in ("steps", "fcfs_mean_ttft", "sorted_mean_ttft", "steps_before_short", "long_delay"):
+            assert close(getattr(got, n)[i], getattr(one, n)), (b, n)
+        for t in ("fcfs", "sorted"):
+            rows, records = getattr(one, t), getattr(got, t)
+            assert len(records) == max(len(getattr(scalar.solve(budget=float(x)), t)) for x in budgets)
+            for k, rec in enumerate(records):
+                for c in rec._fields:
+                    value = getattr(rec, c)[i]
+                    assert (k >= len(rows) and math.isnan(value)) or close(value, getattr(rows[k], c)), (b, t, k, c)
+    text = (out / "hol_blocking_np.py").read_text()
+    assert "np.vectorize" not in text and "for _i in np.ndindex" not in text
+
+
+@pytest.mark.parametrize(
+    ("name", "given", "find", "fname", "values"),
+    [
+        ("hol-blocking", {"fcfs_mean_ttft": "2 s"}, ("mfu",), "mfu_from_fcfs_mean_ttft", [1.5, 2.0, 3.0, 2.5]),
+        ("long-prompt", {"prefill_time": "3 s"}, ("prompt_tokens",), "prompt_tokens_from_prefill_time", [1.0, 3.0, 4.5, 0.5]),
+    ],
+)
+def test_numpy_searches_bisect_every_point_together(project, tmp_path, name, given, find, fname, values):
+    np = pytest.importorskip("numpy")
+    model = project.model(name)
+    paths = build(project, [model], "py", BuildOptions(tmp_path, find=find, given=given, numpy=True))
+    scalar, vec = (load(p) for p in paths)
+    got = getattr(vec, fname)(np.array(values))
+    for i, v in enumerate(values):
+        one = getattr(scalar, fname)(v)
+        for n in model.variables:
+            assert close(np.broadcast_to(getattr(got, n), (len(values),))[i], getattr(one, n)), (v, n)
+    assert "np.vectorize" not in paths[1].read_text()
 
 
 def test_only_the_standard_library(built):

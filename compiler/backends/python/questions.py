@@ -65,9 +65,9 @@ def question_function(module, fname: str, asking) -> list[str]:
     titles = tuple_text([f"_TITLES[{literal(k)}].get({k}, {k})" for k in mn.kinds()]) if mn.kinds() else "()"
     args = [loc[n] for n in _rule_inputs(asking, known)]
     if not numpy:
-        value = f"{rule}({', '.join([*args, titles])})"
-        shown = scale(value, factor, False, atom=True)
-        out.call("return round", [shown]) if as_int else out.emit(f"return {shown}")
+        out.call("value = " + rule, [*args, titles])
+        shown = scale("value", factor, False)
+        out.emit(f"return round({shown})" if as_int else f"return {shown}" if factor != 1 else "return float(value)")
         return out.lines
     out.call("_points = np.broadcast_arrays", args)
     out.emit("_out = np.empty(_points[0].shape)")
@@ -111,8 +111,8 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
         unpack(out, names, at, [loc[n] for n in program_inputs(asking.at)])
     pr = writer_for(numpy).Printer(loc)
     values = [pr.code(s) for s in sides]
-    if numpy:
-        values = [f"float({v})" for v in values]
+    if numpy:  # the rule runs on Python floats, as in the scalar flavour
+        values = [v if isinstance(side, P.Num) else f"float({v})" for v, side in zip(values, sides)]
     out.emit(f"return {', '.join(values)}")
     out.end_def()
     out.nested_def("def _feasible(x):")

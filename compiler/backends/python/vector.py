@@ -139,16 +139,16 @@ class NumpyProgramWriter(ProgramWriter):
             step = {"sum": f"{acc} + {cell}", "last": cell, "max": f"np.maximum({acc}, {cell})", "min": f"np.minimum({acc}, {cell})"}[kind]
             out.emit(f"{acc} = np.where(_live, {step}, {acc})")
         out.pop()
-        for name, kind, col in s.aggregates:
-            if kind == "count":
-                if name in self.read:
-                    out.emit(f"{self.names[name]} = {n} * 1.0")
-            elif self.quiet:
-                self.bad(out, f"({n} == 0)")
-            else:
-                self.used.add("_no_rows_np")
-                out.emit(f"if np.any({n} == 0):")
-                out.call(f"{INDENT}raise _no_rows_np", [n, literal(f"{kind}({t}.{col})")])
+        for name, kind, _ in s.aggregates:
+            if kind == "count" and name in self.read:
+                out.emit(f"{self.names[name]} = {n} * 1.0")
+        empty = next(((kind, col) for _, kind, col in s.aggregates if kind != "count"), None)
+        if empty is not None and self.quiet:  # a sum, last, max or min of no rows: the first such aggregate's error
+            self.bad(out, f"({n} == 0)")
+        elif empty is not None:
+            self.used.add("_no_rows_np")
+            out.emit(f"if np.any({n} == 0):")
+            out.call(f"{INDENT}raise _no_rows_np", [n, literal(f"{empty[0]}({t}.{empty[1]})")])
 
     def _print_Search(self, out: Out, s: P.Search) -> None:
         if len(s.tears) != 1:
