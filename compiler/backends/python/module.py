@@ -438,8 +438,10 @@ def _fast_np(x: str, d) -> str:
         parts.append(f"np.min({x}) >= {number(low)}")
     if d.hi is not None:
         parts.append(f"np.max({x}) <= {number(d.hi)}")
-    if d.integer:
-        parts += [f"np.max(np.abs({x})) < np.inf", f"np.all(np.floor({x}) == {x})"]
+    if d.integer:  # whole numbers are finite: bound both ends, then compare with the floor
+        parts += [] if parts and parts[0].startswith("np.min") else [f"np.min({x}) > -np.inf"]
+        parts += [] if d.hi is not None else [f"np.max({x}) < np.inf"]
+        parts.append(f"np.all(np.floor({x}) == {x})")
     if not parts:
         parts.append(f"not np.isnan({x}).any()")
     return parts[0] if len(parts) == 1 else f"({' and '.join(parts)})"
