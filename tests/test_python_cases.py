@@ -62,7 +62,7 @@ def test_generated_inputs_are_checked_as_the_cli_checks_them(goodput, given, kwa
                 fn(**kwargs)
             assert str(e.value) == expected
     np = pytest.importorskip("numpy")
-    (name, value), = kwargs.items()
+    ((name, value),) = kwargs.items()
     with pytest.raises(goodput[1].ChainError) as e:  # the first bad element of an array raises the same
         goodput[1].solve(**{name: np.array([12.0, value, value + 1])})
     assert str(e.value) == expected
