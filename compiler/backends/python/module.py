@@ -15,17 +15,19 @@ import textwrap
 from ... import __version__
 from ...quantities import exact
 from . import runtime
+from .arguments import Arguments
 from .context import Context, ModelNames
-from .names import comment, docstring_text, literal, number, optional, scale
+from .layout import INDENT, LINE, Out, doc
+from .names import comment, docstring_text, literal, optional, scale
 from .questions import query_function, question_function
-from .statements import INDENT, LINE, Locals, Out, doc, targets, tuple_text
+from .statements import Locals, program_inputs
 from .vector import writer_for
 
 # the argument types of each flavour
 SCALAR, ARRAY = "float", "ArrayLike"
 
 
-class Module:
+class Module(Arguments):
     """Writes one module (`numpy`: the NumPy flavour) for a Report."""
 
     def __init__(self, report, catalog, options, numpy: bool):
@@ -41,126 +43,6 @@ class Module:
         self.typ = ARRAY if numpy else SCALAR
 
     # --- arguments and their checks ----------------------------------------------------------------------
-
-    def signature(self, mn: ModelNames, inputs: list[str], positional: list[tuple[str, object]] = ()) -> list[str]:
-        m = mn.model
-        items = [f"{mn.variables[n]}: {self.typ} = {number(exact(v) / exact(m.variables[n].factor))}" for n, v in positional]
-        keywords = [f"{k}: str = {k.upper()}" for k in mn.kinds()]
-        for n in inputs:
-            var = m.variables[n]
-            if var.default.free_symbols:
-                keywords.append(f"{mn.variables[n]}: {self.typ} | None = None")
-            else:
-                keywords.append(f"{mn.variables[n]}: {self.typ} = {number(exact(var.default) / exact(var.factor))}")
-        return items + (["*", *keywords] if keywords else [])
-
-    def prologue(self, out: Out, mn: ModelNames, loc: Locals, known: list[str], arguments: set[str]) -> None:
-        """Catalog values, imported values, then every known variable in base units and checked (model order)."""
-        m = mn.model
-        for kind in mn.kinds():
-            fields = [p for p in m.params.values() if p.source == kind]
-            ids = f"{kind.upper()}S, _TITLES[{literal(kind)}], {kind}"
-            self.used.add("_entry_error")
-            if not fields:
-                out.emit(f"if {kind} not in {kind.upper()}S:")
-                out.call(f"{INDENT}raise _entry_error", [literal(kind), ids])
-                continue
-            out.emit("try:")
-            out.push()
-            out.emit(f"_{kind} = {kind.upper()}S[{kind}]")
-            for p in fields:
-                spec = self.ctx.catalog.fields[kind][p.field_name]
-                out.emit(f"{loc[p.name]} = {scale(f'_{kind}[{literal(p.field_name)}]', exact(spec.factor), True)}")
-            out.pop()
-            out.emit("except (KeyError, TypeError):")
-            out.call(f"{INDENT}raise _entry_error", [literal(kind), ids, tuple_text([literal(p.field_name) for p in fields])], " from None")
-        imports = dict(m.imports)
-        for alias in dict.fromkeys(p.source for p in m.params.values() if p.source not in ("gpu", "llm")):
-            child = self.ctx.of(mn.report.imports[alias])
-            fn = self.import_function(child)
-            args = [kind if kind in mn.kinds() else literal(getattr(child.model, kind)) for kind in child.kinds()]
-            values = loc[f"import:{alias}"]
-            out.emit(f"{values} = {fn}({', '.join(args)})")
-            order = list(imports[alias].variables)
-            for p in m.params.values():
-                if p.source == alias:
-                    out.emit(f"{loc[p.name]} = {values}[{order.index(p.field_name)}]")
-        pr = writer_for(self.numpy).Printer(loc)
-        for n in m.variables:
-            if n not in known:
-                continue
-            var, x = m.variables[n], mn.variables[n]
-            default = pr.code(_default_expr(m, n)) if var.default is not None and var.default.free_symbols else None
-            if n not in arguments:  # an imported model at its defaults
-                out.emit(f"{x} = {default if default is not None else number(exact(var.default))}")
-                self.require(mn, out, n, x, '"default"')
-            elif default is not None:
-                given = scale(self.as_array(x) if self.numpy else x, exact(var.factor), True)
-                out.emit(f'_what = "default" if {x} is None else "given"')
-                out.emit(f"{x} = {self.as_array(default) if self.numpy else default} if {x} is None else {given}")
-                self.require(mn, out, n, x, "_what")
-            else:
-                self.convert(out, m, n, x)
-                self.require(mn, out, n, x, '"given"')
-        self.used |= pr.used
-
-    def as_array(self, text: str) -> str:
-        return f"np.asarray({text}, dtype=float)"
-
-    def convert(self, out: Out, m, n: str, x: str) -> None:
-        factor = exact(m.variables[n].factor)
-        value = scale(self.as_array(x) if self.numpy else x, factor, True)
-        if value != x:
-            out.emit(f"{x} = {value}")
-
-    def require(self, mn: ModelNames, out: Out, n: str, x: str, what: str) -> None:
-        """runtime.values.require behind a plain comparison (the NumPy flavour: over the whole array)."""
-        d = mn.report.solution.program.domains[n]
-        shown = scale(x, d.factor, False)
-        about = [x, shown, what, literal(n), literal(d.unit), str(d.integer), literal(d.text), f"({literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)})"]
-        if self.numpy:
-            self.used.add("_require_np")
-            out.emit(f"if not {_fast_np(x, d)}:")
-            out.call(f"{INDENT}_require_np", about)
-        else:
-            self.used.add("_require")
-            out.emit(f"if not {_fast(x, d)}:")
-            out.call(f"{INDENT}_require", about)
-
-    # --- imported models ------------------------------------------------------------------------------------
-
-    def import_function(self, mn: ModelNames) -> str:
-        """`_defaults_<model>(gpu, llm)`: an imported model solved at its defaults; every variable, base units, model order."""
-        if id(mn) in self.imports_made:
-            return self.imports_made[id(mn)]
-        name = self.imports_made[id(mn)] = self.ctx.private(f"defaults_{mn.mid}")
-        m = mn.model
-        out = Out()
-        out.emit(f"def {name}({', '.join(mn.kinds())}):")
-        out.push()
-        doc(out, docstring_text(f"{comment(m.title)} ({comment(m.name)}, imported) at its defaults: every variable in base units, in model order."))
-        loc = Locals(mn.variables)
-        program = mn.report.solution.program
-        known = [n for n in m.variables if n in program.inputs]
-        self.prologue(out, mn, loc, known, set())
-        fn = self.ctx.program(program, f"solve_{mn.mid}", mn)
-        self.call_program(out, fn, program, loc)
-        out.call("return ", [mn.variables[n] for n in m.variables], "", "(", ",)" if len(m.variables) == 1 else ")")
-        self.private.append(out.lines)
-        return name
-
-    # --- calling a program, and its results as records -------------------------------------------------------
-
-    def call_program(self, out: Out, fn: str, program, loc: Locals) -> list[str]:
-        """`a, b, rows = fn(inputs)`: the program's outputs into locals; returns what it returns, in order."""
-        writer = writer_for(self.numpy)(program, fn, {}, [], "")
-        names = [loc[n] if not n.startswith("rows:") else loc[n] for n in self.outputs_of(program)]
-        args = [loc[n] for n in writer.inputs()]
-        unpack(out, names, fn, args)
-        return names
-
-    def outputs_of(self, program) -> list[str]:
-        return [*program.outputs, *(f"rows:{t}" for t in program.tables)]
 
     def solution(self, out: Out, mn: ModelNames, loc: Locals) -> None:
         """`return Solution(...)`: every variable in its display unit, tables as records."""
@@ -195,19 +77,6 @@ class Module:
         return name
 
     # --- the public functions ----------------------------------------------------------------------------------
-
-    def args_doc(self, mn: ModelNames, inputs: list[str], given: list[str] = ()) -> list[str]:
-        m = mn.model
-
-        def line(n: str) -> str:
-            var = m.variables[n]
-            source = ""
-            if n not in given and var.default.free_symbols:
-                source = " None: " + ", ".join(comment(str(s)) for s in sorted(var.default.free_symbols, key=str)) + "."
-            return f"{mn.variables[n]}: {comment(var.description) or comment(n)} [{comment(var.unit) or '1'}].{source}"
-
-        kinds = [f"{k}: {k.upper()} catalog id, a key of {k.upper()}S (default {comment(self.ctx.default.get(k, getattr(m, k)))})." for k in mn.kinds()]
-        return [line(n) for n in given] + kinds + [line(n) for n in inputs]
 
     def forward(self, fname: str, summary: str, program, positional: list[tuple[str, object]]) -> list[str]:
         """solve() or a --find/--given query: display-unit inputs in, every variable out."""
@@ -263,7 +132,7 @@ class Module:
                 if key in done:
                     continue
                 done.add(key)
-                inputs = ", ".join(n for n in program.inputs if n in program.domains) or "nothing"
+                inputs = ", ".join(n for n in program_inputs(program) if n in program.domains) or "nothing"
                 about = docstring_text(
                     f"{comment(mn.model.name)} from {comment(inputs)} (base units): {', '.join(program.outputs) or 'nothing'}" + (", then each table's rows." if program.tables else ".")
                 )
@@ -387,61 +256,3 @@ def doc_lines(text: str) -> list[str]:
     out = Out()
     doc(out, text)
     return out.lines
-
-
-def unpack(out: Out, names: list[str], fn: str, args: list[str]) -> None:
-    """`a, b = fn(args)`, laid out as ruff format leaves it when it does not fit on one line."""
-    if not names:
-        out.call(fn, args)
-        return
-    head = targets(names)
-    if len(f"{out.indent}{head} = {fn}({', '.join(args)})") <= LINE or len(f"{out.indent}{head} = {fn}(") <= LINE:
-        out.call(f"{head} = {fn}", args)
-        return
-    out.emit("(")
-    out.lines += [f"{out.indent}{INDENT}{n}," for n in names]
-    out.call(f") = {fn}", args)
-
-
-def _default_expr(m, name: str):
-    from ...lower import defaults
-
-    return next(a.expr for a in defaults(m) if a.name == name)
-
-
-def _fast(x: str, d) -> str:
-    """runtime.values.require's test as plain comparisons: whole where declared so, and admitted by the domain."""
-    parts = [f"{x} % 1 == 0"] if d.integer else []
-    low_implied = d.lo is not None and (d.lo > 0 or (d.kind == "nonnegative" and d.lo >= 0))
-    if d.kind == "positive" and not low_implied:
-        parts.append(f"{x} > 0")
-    elif d.kind == "nonnegative" and not low_implied:
-        parts.append(f"{x} >= 0")
-    elif d.kind == "real" and d.lo is None and d.hi is None and not d.integer:
-        parts.append(f"{x} == {x}")
-    if d.lo is not None:
-        parts.append(f"{x} >= {number(d.lo)}")
-    if d.hi is not None:
-        parts.append(f"{x} <= {number(d.hi)}")
-    return parts[0] if len(parts) == 1 else f"({' and '.join(parts)})"
-
-
-def _fast_np(x: str, d) -> str:
-    """The same over an array: reductions (NaN fails them), the integer test only where declared."""
-    parts = []
-    low = d.lo if d.lo is not None and (d.lo > 0 or d.kind != "positive") else None
-    if d.kind == "positive" and low is None:
-        parts.append(f"np.min({x}) > 0")
-    elif d.kind == "nonnegative" and (low is None or low < 0):
-        parts.append(f"np.min({x}) >= 0")
-    if low is not None:
-        parts.append(f"np.min({x}) >= {number(low)}")
-    if d.hi is not None:
-        parts.append(f"np.max({x}) <= {number(d.hi)}")
-    if d.integer:  # whole numbers are finite: bound both ends, then compare with the floor
-        parts += [] if parts and parts[0].startswith("np.min") else [f"np.min({x}) > -np.inf"]
-        parts += [] if d.hi is not None else [f"np.max({x}) < np.inf"]
-        parts.append(f"np.all(np.floor({x}) == {x})")
-    if not parts:
-        parts.append(f"not np.isnan({x}).any()")
-    return parts[0] if len(parts) == 1 else f"({' and '.join(parts)})"

@@ -15,8 +15,9 @@ from fractions import Fraction
 
 from ... import program as P
 from ...quantities import exact
+from .layout import INDENT, Out, doc, tuple_text, unpack
 from .names import comment, docstring_text, literal, number, optional, scale
-from .statements import INDENT, Locals, Out, doc, program_inputs, tuple_text
+from .statements import Locals, program_inputs
 from .vector import writer_for
 
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
@@ -105,8 +106,6 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     needed = set().union(*(P.refs(s) for s in sides))
     outputs = [*asking.at.outputs, *(f"rows:{t}" for t in asking.at.tables)]
     names = [loc[n] if n in needed else "_" for n in outputs]
-    from .module import unpack
-
     if any(n != "_" for n in names):
         unpack(out, names, at, [loc[n] for n in program_inputs(asking.at)])
     pr = writer_for(numpy).Printer(loc)

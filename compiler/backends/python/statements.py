@@ -14,69 +14,10 @@ from dataclasses import replace
 
 from ... import program as P
 from .exprs import Gap, ScalarPrinter, may_be_complex, may_fail
+from .layout import INDENT, LINE, Out, doc, targets, tuple_text
 from .names import BODY_NAMES, Names, literal, number, optional
 
-LINE = 200
-INDENT = "    "
 FAILURES = "(ArithmeticError, ValueError, TypeError)"
-
-
-class Out:
-    """Lines being written at an indentation; calls that do not fit on a line get one argument per line."""
-
-    def __init__(self, indent: str = ""):
-        self.lines: list[str] = []
-        self.indent = indent
-
-    def emit(self, text: str = "") -> None:
-        self.lines.append(f"{self.indent}{text}" if text else "")
-
-    def call(self, head: str, args: list[str], tail: str = "", open_: str = "(", close: str = ")") -> None:
-        one = f"{self.indent}{head}{open_}{', '.join(args)}{close}{tail}"
-        if len(one) <= LINE or not args:
-            self.lines.append(one)
-            return
-        self.lines.append(f"{self.indent}{head}{open_}")
-        self.lines += [f"{self.indent}{INDENT}{a}," for a in args]
-        self.lines.append(f"{self.indent}{close}{tail}")
-
-    def nested_def(self, header: str) -> None:
-        """`def f(...):` inside a function, with the blank lines ruff format puts around it (end it with end_def)."""
-        if self.lines and self.lines[-1].strip() and not self.lines[-1].rstrip().endswith(":"):
-            self.emit()
-        self.emit(header)
-        self.push()
-
-    def end_def(self) -> None:
-        self.pop()
-        self.emit()
-
-    def push(self) -> None:
-        self.indent += INDENT
-
-    def pop(self) -> None:
-        self.indent = self.indent[: -len(INDENT)]
-
-
-def doc(out: Out, text: str) -> None:
-    """A docstring (already escaped) at the current indentation."""
-    lines = text.split("\n")
-    if len(lines) == 1:
-        out.emit(f'"""{lines[0]}"""')
-        return
-    out.emit(f'"""{lines[0]}')
-    for line in lines[1:]:
-        out.emit(line)
-    out.emit('"""')
-
-
-def targets(names: list[str]) -> str:
-    """Assignment targets: `(a,)` for one name, `a, b` for more."""
-    return f"({names[0]},)" if len(names) == 1 else ", ".join(names)
-
-
-def tuple_text(names: list[str]) -> str:
-    return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
 
 
 class Locals:
@@ -93,9 +34,6 @@ class Locals:
 
     def __contains__(self, name: str) -> bool:
         return True  # every program name gets a local; the program refers only to what it computed before
-
-    def get(self, name: str, default=None):
-        return self[name]
 
 
 class ProgramWriter:

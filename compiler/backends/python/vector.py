@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from ... import program as P
 from .exprs import Gap, NumpyPrinter
+from .layout import INDENT, Out, doc, targets, tuple_text
 from .names import literal, number, optional
-from .statements import INDENT, Out, ProgramWriter, _assigned, doc, reads, targets, tuple_text
+from .statements import ProgramWriter, _assigned, reads
 
 
 class NumpyProgramWriter(ProgramWriter):
