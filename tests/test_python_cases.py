@@ -256,3 +256,26 @@ def test_a_reports_question_programs_are_the_ones_its_answers_ran(project):
             assert asking.at is answer.solution.program
             assert asking.boundary is answer.boundary_solution.program
             assert asking.closed == answer.rounding.closed
+
+
+NO_INPUTS = """
+name: no-inputs
+title: A question with nothing to give
+variables:
+  x: {value: 1}
+  y: {}
+equations:
+  - y = 2 * x
+questions:
+  max_x: {find: x, such_that: y <= 10, seek: max}
+"""
+
+
+def test_a_question_without_inputs(tmp_path):
+    p = project_with(tmp_path, {"no-inputs": NO_INPUTS})
+    model = p.model("no-inputs")
+    paths = build(p, [model], "py", BuildOptions(tmp_path / "out", numpy=True))
+    expected = ask(model, "max_x", project=p).value
+    for path in paths:
+        assert close(load(path).max_x(), expected), path.name
+    assert_ruff_clean(paths)

@@ -48,7 +48,9 @@ class Arguments:
             out.emit(f"_{kind} = {kind.upper()}S[{kind}]")
             for p in fields:
                 spec = self.ctx.catalog.fields[kind][p.field_name]
-                out.emit(f"{loc[p.name]} = {scale(f'_{kind}[{literal(p.field_name)}]', exact(spec.factor), True)}")
+                value = f"_{kind}[{literal(p.field_name)}]"
+                value = f"np.float64({value})" if self.numpy else value  # a NumPy number: no exception where arrays give inf
+                out.emit(f"{loc[p.name]} = {scale(value, exact(spec.factor), True)}")
             out.pop()
             out.emit("except (KeyError, TypeError):")
             out.call(f"{INDENT}raise _entry_error", [literal(kind), ids, tuple_text([literal(p.field_name) for p in fields])], " from None")

@@ -110,6 +110,8 @@ class ScalarPrinter:
     def _print_Pow(self, e: P.Pow) -> tuple[str, int]:
         if isinstance(e.exp, P.Num) and e.exp.value < 0:
             return self._print_Mul(P.Mul((e,)))
+        if isinstance(e.exp, P.Num) and e.exp.value == 1:
+            return self.p(e.base)
         base, exp = self.code(e.base, ATOM), self.code(e.exp, UNARY)
         hug = _SIMPLE.match(base) and _SIMPLE.match(exp)
         return (f"{base}**{exp}" if hug else f"{base} ** {exp}"), POW
@@ -161,6 +163,14 @@ class NumpyPrinter(ScalarPrinter):
     backend = "NumPy"
     calls = {"floor": "np.floor", "ceil": "np.ceil", "abs": "np.abs", "sqrt": "np.sqrt", "exp": "np.exp", "log": "np.log", "min": "np.minimum", "max": "np.maximum", "lambertw": "_lambertw_np"}
     consts = {"pi": "np.pi", "E": "np.e", "I": "1j"}
+
+    def _print_Pow(self, e: P.Pow) -> tuple[str, int]:
+        if isinstance(e.exp, P.Num) and e.exp.value.denominator == 1:
+            return super()._print_Pow(e)
+        self.used.add("_cpow")  # a negative base goes through complex numbers, as ** does on Python floats
+        if isinstance(e.exp, P.Num) and e.exp.value < 0:
+            return self._print_Mul(P.Mul((e,)))
+        return f"_cpow({self.code(e.base)}, {self.code(e.exp)})", ATOM
 
     def call(self, fn: str, e: P.Call) -> tuple[str, int]:
         if fn in ("np.minimum", "np.maximum"):  # binary ufuncs, nested for more arguments

@@ -27,6 +27,22 @@ def _first(mask) -> tuple:
     return np.unravel_index(int(np.argmax(mask.ravel())), mask.shape) if mask.ndim else ()
 
 
+def _cpow(base, exp):
+    """base ** exp as Python's ** on floats: through complex numbers where a base is negative (not NaN)."""
+    base = np.asarray(base)
+    if np.iscomplexobj(base) or np.iscomplexobj(exp) or np.any(base < 0):
+        return np.power(base.astype(complex), exp)
+    return np.power(base, exp)
+
+
+def _real_np(x, what: str):
+    """runtime.values.real per point: a complex value with no imaginary part is its real part; any other is NaN."""
+    x = np.asarray(x)
+    if not np.iscomplexobj(x):
+        return x
+    return np.where(x.imag == 0, x.real, np.nan)
+
+
 def _admits_np(x, kind: str, lo=None, hi=None):
     """runtime.values.admits, element by element."""
     x = np.asarray(x)

@@ -70,6 +70,9 @@ def question_function(module, fname: str, asking) -> list[str]:
         shown = scale("value", factor, False)
         out.emit(f"return round({shown})" if as_int else f"return {shown}" if factor != 1 else "return float(value)")
         return out.lines
+    if not args:
+        out.emit(f"return np.asarray({scale(f'{rule}({titles})', factor, False)})")
+        return out.lines
     out.call("_points = np.broadcast_arrays", args)
     out.emit("_out = np.empty(_points[0].shape)")
     out.emit("for _i in np.ndindex(_out.shape):")

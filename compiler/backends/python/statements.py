@@ -40,6 +40,8 @@ class ProgramWriter:
     """Prints one Program as `def <fname>(inputs) -> outputs` in the scalar flavour."""
 
     Printer = ScalarPrinter
+    real = "_real"  # the check that a value is a real number
+    eager = False  # every branch of a choice is evaluated (np.where), so any part of it can move into a temporary
 
     def __init__(self, program: P.Program, fname: str, variables: dict[str, str], gaps: list, about: str):
         self.program = program
@@ -92,18 +94,47 @@ class ProgramWriter:
         for _ in range(64):
             text = self.pr.code(e)
             if real is not None:
-                text = f"_real({text}, {literal(real)})"
-                self.used.add("_real")
+                text = f"{self.real}({text}, {literal(real)})"
+                self.used.add(self.real)
             if len(out.indent) + len(target) + 3 + len(text) <= LINE:
                 break
-            e = self.hoist(out, e)
-            if e is None:
+            hoisted = self.hoist(out, e)
+            if hoisted is None:
+                if isinstance(e, P.Choice) and not self.eager:  # branches are evaluated lazily: an if statement
+                    return self.branches(out, target, e, real)
+                if isinstance(e, P.Logic) and e.op in ("and", "or") and len(e.args) > 1 and not self.eager:  # so is the rest of and/or
+                    return self.short_circuit(out, target, e)
                 break
+            e = hoisted
         out.emit(f"{target} = {text}")
+
+    def short_circuit(self, out: Out, target: str, e: P.Logic) -> None:
+        """`t = a and b` as `t = a` then `if t: t = b` (`if not t:` for or): the same value, evaluated as lazily."""
+        self.assign(out, target, e.args[0])
+        depth = 0
+        for arg in e.args[1:]:
+            out.emit(f"if {'' if e.op == 'and' else 'not '}{target}:")
+            out.push()
+            depth += 1
+            self.assign(out, target, arg)
+        for _ in range(depth):
+            out.pop()
+
+    def branches(self, out: Out, target: str, e: P.Choice, real: str | None) -> None:
+        *pieces, (last, _) = e.pieces
+        for k, (value, cond) in enumerate(pieces):
+            out.emit(f"{'if' if k == 0 else 'elif'} {self.pr.code(cond)}:")
+            out.push()
+            self.assign(out, target, value, real)
+            out.pop()
+        out.emit("else:")
+        out.push()
+        self.assign(out, target, last, real)
+        out.pop()
 
     def hoist(self, out: Out, e):
         """Move e's longest child that is always evaluated into a temporary; None when there is none."""
-        kids = _hoistable(e)
+        kids = _hoistable(e, self.eager)
         kids = [(len(self.pr.code(k)), i, k) for i, k in kids if not isinstance(k, (P.Ref, P.Num, P.Const))]
         if not kids:
             return None
@@ -332,16 +363,19 @@ def _assigned(body) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _hoistable(e) -> list[tuple[int, object]]:
-    """(index, child) of the children of e that are evaluated whenever e is (not a choice's later branches)."""
+def _hoistable(e, eager: bool) -> list[tuple[int, object]]:
+    """(index, child) of the children of e evaluated whenever e is (not a lazy branch, unless `eager`)."""
     if isinstance(e, (P.Add, P.Mul, P.Call)):
         return list(enumerate(e.args))
     if isinstance(e, P.Pow):
         return [(0, e.base), (1, e.exp)]
     if isinstance(e, P.Cmp):
         return [(0, e.left), (1, e.right)]
+    if isinstance(e, P.Logic) and e.args:
+        return list(enumerate(e.args)) if eager else [(0, e.args[0])]
     if isinstance(e, P.Choice) and e.pieces:
-        return [(0, e.pieces[0][1])]
+        flat = [x for piece in e.pieces for x in piece]
+        return list(enumerate(flat)) if eager else [(1, flat[1])]
     return []
 
 
@@ -354,5 +388,10 @@ def _replace_child(e, index: int, new):
         return P.Pow(new, e.exp) if index == 0 else P.Pow(e.base, new)
     if isinstance(e, P.Cmp):
         return P.Cmp(e.op, new, e.right) if index == 0 else P.Cmp(e.op, e.left, new)
-    (value, _), *rest = e.pieces
-    return P.Choice(((value, new), *rest))
+    if isinstance(e, P.Logic):
+        args = list(e.args)
+        args[index] = new
+        return P.Logic(e.op, tuple(args))
+    flat = [x for piece in e.pieces for x in piece]
+    flat[index] = new
+    return P.Choice(tuple(zip(flat[::2], flat[1::2])))

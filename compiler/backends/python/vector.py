@@ -13,7 +13,7 @@ over, as the scalar root finder steps over it.
 from __future__ import annotations
 
 from ... import program as P
-from .exprs import Gap, NumpyPrinter
+from .exprs import Gap, NumpyPrinter, may_be_complex
 from .layout import INDENT, Out, doc, targets, tuple_text
 from .names import literal, number, optional
 from .statements import ProgramWriter, _assigned, reads
@@ -21,6 +21,8 @@ from .statements import ProgramWriter, _assigned, reads
 
 class NumpyProgramWriter(ProgramWriter):
     Printer = NumpyPrinter
+    eager = True
+    real = "_real_np"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -47,7 +49,7 @@ class NumpyProgramWriter(ProgramWriter):
 
     def _print_Assign(self, out: Out, s: P.Assign) -> None:
         target = self.names[s.name]
-        self.assign(out, target, s.expr)
+        self.assign(out, target, s.expr, s.name if may_be_complex(s.expr) else None)
         if self.quiet:
             self.bad(out, f"~np.isfinite({target})")
 
