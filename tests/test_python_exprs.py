@@ -33,7 +33,12 @@ def _tree(children):
         st.tuples(st.sampled_from(["min", "max"]), st.lists(children, min_size=2, max_size=3)).map(lambda t: P.Call(t[0], tuple(t[1]))),
     )
     cmp = st.tuples(st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), children, children).map(lambda t: P.Cmp(*t))
-    cond = st.one_of(cmp, st.lists(cmp, min_size=2, max_size=3).map(lambda xs: P.Logic("and", tuple(xs))), st.lists(cmp, min_size=2, max_size=2).map(lambda xs: P.Logic("or", tuple(xs))), cmp.map(lambda c: P.Logic("not", (c,))))
+    cond = st.one_of(
+        cmp,
+        st.lists(cmp, min_size=2, max_size=3).map(lambda xs: P.Logic("and", tuple(xs))),
+        st.lists(cmp, min_size=2, max_size=2).map(lambda xs: P.Logic("or", tuple(xs))),
+        cmp.map(lambda c: P.Logic("not", (c,))),
+    )
     choice = st.tuples(children, cond, children).map(lambda t: P.Choice(((t[0], t[1]), (t[2], P.TRUE))))
     return st.one_of(arith, arith, choice)
 
@@ -77,7 +82,11 @@ def test_numpy_printer_evaluates_as_the_runner(e):
 
 def test_what_a_printer_has_no_rule_for_is_a_gap():
     for printer in (ScalarPrinter(NAMES), NumpyPrinter(NAMES)):
-        for e, construct in ((P.Call("bessel", (P.Ref("a"),)), "the function bessel() with 1 argument"), (P.Call("lambertw", (P.Ref("a"),)), "the function lambertw() with 1 argument"), (P.Const("tau"), "the constant tau")):
+        for e, construct in (
+            (P.Call("bessel", (P.Ref("a"),)), "the function bessel() with 1 argument"),
+            (P.Call("lambertw", (P.Ref("a"),)), "the function lambertw() with 1 argument"),
+            (P.Const("tau"), "the constant tau"),
+        ):
             with pytest.raises(Gap) as g:
                 printer.code(P.Add((P.Ref("b"), e)))
             assert g.value.construct == construct
