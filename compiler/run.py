@@ -326,7 +326,7 @@ class Runner:
                 x = self._root_1d(s, lambda x: _quiet(lambda: trial(env, {}, [_exact(x)])[1][0]), start_values[0])
                 xs = [_exact(x)]
             else:
-                xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, {}, [_exact(x) for x in v])[1], len(residuals)), start_values)
+                xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, {}, [_exact(float(x)) for x in v])[1], len(residuals)), start_values)
             final, _ = trial(env, tables, xs)
             env.update(final)
 
@@ -355,7 +355,7 @@ class Runner:
         guess = [x if x is not None else float(self.domains[n].factor) for n, x in zip(s.tears, starts)]
         try:
             root = mpmath.findroot(f, guess, tol=1e-24)
-        except (ValueError, ZeroDivisionError) as e:
+        except (ValueError, ZeroDivisionError, TypeError) as e:  # TypeError: a Jacobian of NaNs has no pivot
             raise SolveError(f"no numeric solution for {', '.join(s.tears)} jointly: {e}", s.site.loc, "give better defaults as starting points, or reformulate") from None
         return [_exact(float(r)) for r in (root if len(s.tears) > 1 else [root])]
 
