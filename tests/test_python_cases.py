@@ -279,3 +279,28 @@ def test_a_question_without_inputs(tmp_path):
     for path in paths:
         assert close(load(path).max_x(), expected), path.name
     assert_ruff_clean(paths)
+
+
+JOINT = """
+name: joint
+title: Two unknowns searched together
+variables:
+  a: {value: 3}
+  x: {domain: real}
+  y: {domain: real}
+equations:
+  - x + exp(y) = a
+  - y + exp(x) = a
+"""
+
+
+def test_the_cli_reports_what_cannot_be_printed_and_writes_nothing(tmp_path):
+    """A block of two unknowns searched jointly (mpmath in the solver) has no standard-library form."""
+    p = project_with(tmp_path, {"joint": JOINT})
+    assert close(solve(p.model("joint"), project=p).display("x"), 0.792059968430677)
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "compiler", "--root", str(p.root), "build", "joint", "--format", "py", "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 2, run.stderr
+    assert "models/joint.yaml:8:5: error: the Python backend cannot print a numeric block of 2 unknowns (x, y) solved jointly (line 8: x + exp(y) = a) in model 'joint'" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not list(out.rglob("*.py"))

@@ -44,19 +44,22 @@ def render(report, catalog, options: BuildOptions, numpy: bool = False) -> str:
 
 
 def _gap_error(model, gaps: list, backend: str) -> PythonBackendError:
-    seen, lines = set(), []
+    """One error for everything the printers could not print: located at the first, naming each with its place."""
+    found: dict[tuple, tuple] = {}
     for construct, site in gaps:
-        where = f"{site.loc}: " if site is not None and site.loc is not None else ""
-        text = f"{where}{construct}" + (f" ({site.what})" if site is not None else "")
-        if text not in seen:
-            seen.add(text)
-            lines.append(text)
-    loc = next((site.loc for _, site in gaps if site is not None and site.loc is not None), model.loc)
-    count = f"{len(lines)} construct{'s' if len(lines) != 1 else ''}"
+        loc = site.loc if site is not None else None
+        found.setdefault((construct, str(loc), site.what if site is not None else ""), (construct, loc, site))
+    items = list(found.values())
+    loc = next((loc for _, loc, _ in items if loc is not None), model.loc)
+    hint = "build the other formats, or rewrite the equation without it"
+    if len(items) == 1:
+        construct, _, site = items[0]
+        what = f" ({site.what})" if site is not None else ""
+        return PythonBackendError(f"the {backend} backend cannot print {construct}{what} in model '{model.name}'", loc if isinstance(loc, Loc) else None, hint)
+    lines = [f"{where}: {construct}" if where is not None else construct for construct, where, _ in items]
+    lines = [line + (f" ({site.what})" if site is not None else "") for line, (_, _, site) in zip(lines, items)]
     return PythonBackendError(
-        f"the {backend} backend cannot print {count} of model '{model.name}': " + "; ".join(lines),
-        loc if isinstance(loc, Loc) else None,
-        "build the other formats, or rewrite the equation without it",
+        f"the {backend} backend cannot print {len(items)} constructs of model '{model.name}': " + "; ".join(lines), loc if isinstance(loc, Loc) else None, hint
     )
 
 
