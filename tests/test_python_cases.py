@@ -301,6 +301,6 @@ def test_the_cli_reports_what_cannot_be_printed_and_writes_nothing(tmp_path):
     out = tmp_path / "out"
     run = subprocess.run([sys.executable, "-m", "compiler", "--root", str(p.root), "build", "joint", "--format", "py", "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 2, run.stderr
-    assert "models/joint.yaml:8:5: error: the Python backend cannot print a numeric block of 2 unknowns (x, y) solved jointly (line 8: x + exp(y) = a) in model 'joint'" in run.stderr
+    assert "joint.yaml:8:5: error: the Python backend cannot print a numeric block of 2 unknowns (x, y) solved jointly (line 8: x + exp(y) = a) in model 'joint'" in run.stderr
     assert "Traceback" not in run.stderr
     assert not list(out.rglob("*.py"))

@@ -58,9 +58,7 @@ def _gap_error(model, gaps: list, backend: str) -> PythonBackendError:
         return PythonBackendError(f"the {backend} backend cannot print {construct}{what} in model '{model.name}'", loc if isinstance(loc, Loc) else None, hint)
     lines = [f"{where}: {construct}" if where is not None else construct for construct, where, _ in items]
     lines = [line + (f" ({site.what})" if site is not None else "") for line, (_, _, site) in zip(lines, items)]
-    return PythonBackendError(
-        f"the {backend} backend cannot print {len(items)} constructs of model '{model.name}': " + "; ".join(lines), loc if isinstance(loc, Loc) else None, hint
-    )
+    return PythonBackendError(f"the {backend} backend cannot print {len(items)} constructs of model '{model.name}': " + "; ".join(lines), loc if isinstance(loc, Loc) else None, hint)
 
 
 def outputs(reports: list, numpy: bool) -> dict[str, tuple[object, bool]]:
