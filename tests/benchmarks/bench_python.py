@@ -112,33 +112,33 @@ def main() -> None:
         for kw in ({}, {"batch": 96}, {"gpu": "h200", "tpot_target": 12.5}):
             a, b = gen.solve(**kw), hand(**kw)
             assert all(abs(getattr(a, f) - getattr(b, f)) <= 1e-9 * abs(getattr(b, f)) for f in a.__dataclass_fields__), kw
-        print(f"{'scalar, per call':42s} {'generated':>11s} {'hand-written':>13s} {'ratio':>7s}")
+        print(f"{'scalar, per call':44s} {'generated':>11s} {'hand-written':>13s} {'ratio':>7s}")
         for label, kw in (("goodput.solve()", {}), ("goodput.solve(batch=96)", {"batch": 96}), ("goodput.solve(gpu='h200', tpot_target=12.5)", {"gpu": "h200", "tpot_target": 12.5})):
             g, h = side_by_side(lambda kw=kw: gen.solve(**kw), lambda kw=kw: hand(**kw))
-            print(f"{label:42s} {g * 1e6:9.2f} us {h * 1e6:10.2f} us {g / h:7.2f}")
+            print(f"{label:44s} {g * 1e6:9.2f} us {h * 1e6:10.2f} us {g / h:7.2f}")
         q = per_call(lambda: gen.max_batch(tpot_target=12.5), 0.5)
         api = per_call(lambda: solve(model, {"batch": 96}, project=project), 1.0)
-        print(f"{'goodput.max_batch(tpot_target=12.5)':42s} {q * 1e6:9.2f} us")
-        print(f"{'chainc.solve(goodput, batch=96), exact':42s} {api * 1e6:9.2f} us   (generated solve() is {api / g:,.0f}x faster)")
+        print(f"{'goodput.max_batch(tpot_target=12.5)':44s} {q * 1e6:9.2f} us")
+        print(f"{'chainc.solve(goodput, batch=96), exact':44s} {api * 1e6:9.2f} us   (generated solve() is {api / g:,.0f}x faster)")
 
-        print(f"\n{'NumPy, whole call':42s} {'median':>9s} {'min':>9s}  target")
+        print(f"\n{'NumPy, whole call':44s} {'median':>9s} {'min':>9s}  target")
         vec = load(out / "goodput_np.py")
         batch = np.linspace(1, 256, 1_000_000).round()
         med, low = timed(lambda: vec.solve(batch=batch))
-        print(f"{'goodput_np.solve, 1,000,000 batch values':42s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms  < 50 ms")
+        print(f"{'goodput_np.solve, 1,000,000 batch values':44s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms  < 50 ms")
         s = vec.solve(batch=batch[:1000])
         assert all(abs(s.goodput[i] - gen.solve(batch=float(batch[i])).goodput) <= 1e-9 * max(1.0, s.goodput[i]) for i in range(0, 1000, 97))
         hol = load(out / "hol_blocking_np.py")
         budget = np.linspace(2048, 16384, 100_000)
         med, low = timed(lambda: hol.solve(budget=budget), repeat=3)
-        print(f"{'hol_blocking_np.solve, 100,000 budgets':42s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms  < 2 s")
+        print(f"{'hol_blocking_np.solve, 100,000 budgets':44s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms  < 2 s")
         paths = build(project, ["hol-blocking"], out / "query", find=("mfu",), given={"fcfs_mean_ttft": "2 s"})
         query = load(paths[1])
         targets = np.linspace(1.5, 3.0, 10_000)
         med, low = timed(lambda: query.mfu_from_fcfs_mean_ttft(targets), repeat=3)
-        print(f"{'hol-blocking mfu from 10,000 TTFTs (search)':42s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms")
+        print(f"{'hol-blocking mfu from 10,000 TTFTs (search)':44s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms")
         vq = per_call(lambda: vec.max_batch(tpot_target=np.array([5.0, 10.0, 12.5, 30.0])), 1.0)
-        print(f"{'goodput_np.max_batch, 4 targets':42s} {vq * 1e3:6.2f} ms            (the scalar rule per element)")
+        print(f"{'goodput_np.max_batch, 4 targets':44s} {vq * 1e3:6.2f} ms            (the scalar rule per element)")
 
 
 if __name__ == "__main__":
