@@ -46,6 +46,10 @@ lint: $(TOOLS)
 
 bench: $(TOOLS)             ## benchmarks: tables of ratios measured side by side
 	$(BIN)/python tests/benchmarks/bench_cli.py
+	$(BIN)/python tests/benchmarks/bench_python.py
+
+golden: $(BASE)             ## rewrite tests/golden/ from the printers (review the diff before committing)
+	$(BIN)/python tests/golden/update.py
 
 clean:
 	rm -rf $(VENV) exports/*.json .pytest_cache .hypothesis build dist

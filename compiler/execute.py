@@ -22,7 +22,7 @@ from .numbers import exact
 from .results import Answer, Asking, Rounding, Solution
 from .run import evaluate, runner
 from .runtime import values as V
-from .runtime.answer import NoAnswer, answer
+from .runtime.answer import NoAnswer, answer, no_answer
 
 NUMERIC = "bracketed root search, relative tolerance 1e-12"
 
@@ -96,51 +96,33 @@ def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None
     try:
         value, how, back = answer(b, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict, d.integer)
     except NoAnswer as e:
-        var = model.variables[q.find]
-        if e.kind == "infeasible":
-            raise infeasible(model, rule, var, _closest(at, e.at), e.searched) from None
-        where = e.where if e.boundary is None else f"{e.where} {show(var, e.boundary)}"
-        raise unbounded(q, where) from None
+        raise _no_answer(model, rule, e, at) from None
     return Answer(q, value, b if b is not None else value, at(value), boundary, Rounding(how, rule.step, back, closed))
+
+
+def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
+    q, condition = rule.question, rule.condition
+    var = model.variables[q.find]
+    span = f"searched {q.find} from {V.shown(e.searched[0] / exact(var.factor))} to {V.shown(e.searched[1] / exact(var.factor))} {var.unit}".rstrip() if e.searched else ""
+    sides, on = ("", "", ""), ""
+    if e.kind == "infeasible":
+        try:
+            s = at(e.at)
+        except SolveError as err:  # the model has no admissible value even at the closest point
+            return SolveError(f"question {q.name}: no {q.find} meets {q.condition_text}: {err.message}", q.loc, (f"{span}; " if span else "") + err.hint)
+        parts = [
+            show(model.variables[side.name], s.values[side.name]) if isinstance(side, P.Ref) and side.name in model.variables else V.shown(evaluate(side, s.values))
+            for side in (condition.left, condition.right)
+        ]
+        sides = (parts[0], {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[condition.op], parts[1])
+        titles = [x.title for x in (s.gpu, s.llm) if x]
+        on = f" on {' with '.join(titles)}" if titles else ""
+    err = no_answer(
+        e, q.name, q.find, q.condition_text, q.seek, rule.at.domains[q.find].text, on, show(var, e.at) if e.at is not None else "", sides, span, show(var, e.boundary) if e.boundary is not None else ""
+    )
+    return SolveError(err.message, q.loc, err.hint)
 
 
 def show(q, base_value) -> str:
     """'tpot = 42.3219 ms/token' style text of a value, without a trailing space for unitless values."""
     return f"{q.name} = {V.shown(base_value / exact(q.factor))} {q.unit}".rstrip()
-
-
-def unbounded(q, where: str) -> SolveError:
-    bound = "largest" if q.seek == "max" else "smallest"
-    return SolveError(
-        f"question {q.name}: there is no {bound} {q.find}; {q.condition_text} holds for {where}",
-        q.loc,
-        f"bound {q.find} with {'max' if q.seek == 'max' else 'min'}: in its declaration, or did you mean seek: {'min' if q.seek == 'max' else 'max'}?",
-    )
-
-
-def _closest(at, x) -> Solution | SolveError:
-    try:
-        return at(x)
-    except SolveError as e:
-        return e
-
-
-def infeasible(model, rule: Asking, var, s: Solution | SolveError, searched=None) -> SolveError:
-    q, condition = rule.question, rule.condition
-    text = rule.at.domains[q.find].text
-    span = f"searched {q.find} from {V.shown(searched[0] / exact(var.factor))} to {V.shown(searched[1] / exact(var.factor))} {var.unit}".rstrip() if searched else ""
-    if isinstance(s, SolveError):  # the model has no admissible value even at the closest point
-        return SolveError(f"question {q.name}: no {q.find} meets {q.condition_text}: {s.message}", q.loc, (f"{span}; " if span else "") + s.hint)
-    parts = []
-    for side in (condition.left, condition.right):
-        if isinstance(side, P.Ref) and side.name in model.variables:
-            parts.append(show(model.variables[side.name], s.values[side.name]))
-        else:
-            parts.append(V.shown(evaluate(side, s.values)))
-    negated = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[condition.op]
-    hardware = " with ".join(e.title for e in (s.gpu, s.llm) if e)
-    return SolveError(
-        f"question {q.name}: no {q.find} meets {q.condition_text}: at {show(var, s.values[q.find])}, {parts[0]} {negated} {parts[1]}",
-        q.loc,
-        (f"{span}: " if span else "") + f"no {q.find} in its domain ({text}) meets the condition{' on ' + hardware if hardware else ''}; change another input or the target",
-    )

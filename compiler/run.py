@@ -21,7 +21,7 @@ from functools import lru_cache
 from . import program as P
 from .errors import SolveError
 from .runtime import values as V
-from .runtime.roots import NoRoot, all_roots, bracket_root
+from .runtime.roots import root_1d
 
 Env = dict
 Fn = Callable[[Env], object]
@@ -393,50 +393,21 @@ class Runner:
                 x = self._root_1d(s, lambda x: _quiet(lambda: trial(env, State(), [_exact(x)])[1][0]), start_values[0], state.notes)
                 xs = [_exact(x)]
             else:
-                xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, State(), [_exact(x) for x in v])[1], len(residuals)), start_values)
+                xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, State(), [_exact(float(x)) for x in v])[1], len(residuals)), start_values)
             final, _ = trial(env, state, xs)
             env.update(final)
 
         return run
 
     def _root_1d(self, s: P.Search, f, start, notes: list):
-        """The root nearest the start: bracketed from the start, then checked against a scan of the whole domain."""
-        name = s.tears[0]
-        dom = self.domains[name]
-        args = (start, float(dom.factor), dom.kind, _float(dom.lo), _float(dom.hi))
+        """The runtime's 1-D rule (the root nearest the start, checked against a scan of the domain), located."""
+        dom = self.domains[s.tears[0]]
         try:
-            first = bracket_root(f, *args)
-        except NoRoot:
-            first = None
-        roots, jumps, (low, high), intervals = all_roots(f, *args)
-        if first is not None and not any(abs(first - r) <= 1e-9 * max(abs(r), 1e-300) for r in roots):
-            roots = sorted([*roots, first])
-        unit, factor = dom.unit, float(dom.factor)
-        if not roots:
-            if not jumps:
-                span = f"{V.shown(low / factor)} to {V.shown(high / factor)} {unit}".rstrip() if low is not None else "its domain"
-                raise SolveError(f"no value of {name} solves {s.site.what}", s.site.loc, f"searched {name} from {span} and the two sides never crossed")
-            at = ", ".join(f"{name} = {V.shown(j / factor)} {unit}".rstrip() for j in jumps[:3])
-            raise SolveError(
-                f"no value of {name} makes {s.site.what.replace(': ', ' hold exactly: ', 1)}",
-                s.site.loc,
-                f"the two sides jump past each other at {at} (a step of ceil, floor or a condition, or a pole); ask a question with such_that: instead",
-            )
-        chosen = first if first is not None else min(roots, key=lambda r: abs(r - start) if start is not None else abs(r))
-        for a, b in intervals:
-            if a is None and b is None:
-                span = "in its domain"
-            elif a is None or b is None:
-                span = f"up to {V.shown(b / factor)} {unit}" if a is None else f"from {V.shown(a / factor)} {unit} up"
-            else:
-                span = f"from {V.shown(a / factor)} to {V.shown(b / factor)} {unit}"
-            notes.append(f"{name} is not unique: every value {span.strip()} solves {s.site.what}; this is one of them")
-        if intervals:
-            return chosen
-        if len(roots) > 1:
-            shown = ", ".join(f"{V.shown(r / factor)}" for r in roots[:6]) + (" ..." if len(roots) > 6 else "")
-            notes.append(f"{name} is not unique: {len(roots)} values solve {s.site.what} ({shown} {unit}); this is the one nearest {'its default' if start is not None else 'zero'}".replace("  ", " "))
-        return chosen
+            root, found = root_1d(f, start, float(dom.factor), dom.kind, _float(dom.lo), _float(dom.hi), s.tears[0], dom.unit, s.site.what)
+        except V.ChainError as e:
+            raise SolveError(e.message, s.site.loc, e.hint) from None
+        notes.extend(found)
+        return root
 
     def _root_nd(self, s: P.Search, f, starts):
         import mpmath  # only numeric blocks of several unknowns need it
@@ -444,7 +415,7 @@ class Runner:
         guess = [x if x is not None else float(self.domains[n].factor) for n, x in zip(s.tears, starts)]
         try:
             root = mpmath.findroot(f, guess, tol=1e-24)
-        except (ValueError, ZeroDivisionError) as e:
+        except (ValueError, ZeroDivisionError, TypeError) as e:  # TypeError: a Jacobian of NaNs has no pivot
             raise SolveError(f"no numeric solution for {', '.join(s.tears)} jointly: {e}", s.site.loc, "give better defaults as starting points, or reformulate") from None
         return [_exact(float(r)) for r in (root if len(s.tears) > 1 else [root])]
 

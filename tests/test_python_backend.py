@@ -15,7 +15,9 @@ import pytest
 
 from chainc import ask, solve
 from chainc.backends import BuildOptions
-from chainc.backends.python import build, module_name
+from chainc.backends import python as python_backend
+from chainc.backends.python import module_name
+from chainc.build import reports_for
 from chainc.errors import ChaincError
 
 from .tools import assert_ruff_clean
@@ -26,6 +28,12 @@ GPUS = ("h200", "a100-sxm-80gb")
 LLMS = ("llama-3.3-70b", "qwen2.5-7b")
 
 _counter = itertools.count()
+
+
+def build(project, models, fmt: str, options: BuildOptions) -> list[Path]:
+    """Evaluate the models into Reports as `chainc build` does, then print them with the Python backend."""
+    reports, catalog = reports_for(project, [m.name for m in models], options)
+    return python_backend.build(reports, catalog, fmt, options)
 
 
 def load(path: Path):
@@ -202,7 +210,7 @@ def test_custom_direction_through_a_table_is_a_numeric_search(project, tmp_path,
     expected = solve(model, given, find, project=project)
     assert expected.numeric, "expected a numeric step"
     (path,) = build(project, [model], "py", BuildOptions(tmp_path, find=find, given=given))
-    assert "_root_1d" in path.read_text()
+    assert "_bracket_root" in path.read_text()
     mod = load(path)
     got = getattr(mod, fname)()
     for n in model.variables:
@@ -222,8 +230,8 @@ def test_custom_direction_through_a_table_is_a_numeric_search(project, tmp_path,
 
 def test_a_query_with_no_exact_root_raises_like_the_solver(project, tmp_path):
     model = project.model("goodput")
-    with pytest.raises(ChaincError, match="hold exactly"):
-        solve(model, {"goodput": "5000 token/s"}, ("batch",), project=project)
+    with pytest.raises(ChaincError, match="no value of batch"):
+        solve(model, {"goodput": "7000 token/s"}, ("batch",), project=project)  # above the 6,497 token/s at the cliff
     (path,) = build(project, [model], "py", BuildOptions(tmp_path, find=("batch",), given={"tpot": "10 ms"}))
     mod = load(path)
     with pytest.raises(ValueError):
@@ -255,18 +263,47 @@ def test_numpy_flavour_matches_the_scalar_one(built):
     assert np.allclose(p99v.max_utilization(p99_target=targets), [p99s.max_utilization(p99_target=float(t)) for t in targets], rtol=REL, atol=0)
 
 
-def test_numpy_flavour_runs_tables_element_wise(built):
+def test_numpy_flavour_vectorises_tables(built):
+    """A table runs row by row over all points; a point with fewer rows has NaN past them."""
     np = pytest.importorskip("numpy")
     out, _ = built
     scalar = load(out / "hol_blocking.py")
     vec = load(out / "hol_blocking_np.py")
-    budgets = np.array([2048.0, 4096.0, 8192.0])
+    budgets = np.array([2048.0, 4096.0, 8192.0, 16384.0, 5000.0])
     got = vec.solve(budget=budgets)
     for i, b in enumerate(budgets):
         one = scalar.solve(budget=float(b))
-        assert close(got.fcfs_mean_ttft[i], one.fcfs_mean_ttft)
-        assert close(got.sorted_mean_ttft[i], one.sorted_mean_ttft)
-    assert "np.vectorize" in (out / "hol_blocking_np.py").read_text()
+        for n in ("steps", "fcfs_mean_ttft", "sorted_mean_ttft", "steps_before_short", "long_delay"):
+            assert close(getattr(got, n)[i], getattr(one, n)), (b, n)
+        for t in ("fcfs", "sorted"):
+            rows, records = getattr(one, t), getattr(got, t)
+            assert len(records) == max(len(getattr(scalar.solve(budget=float(x)), t)) for x in budgets)
+            for k, rec in enumerate(records):
+                for c in rec._fields:
+                    value = getattr(rec, c)[i]
+                    assert (k >= len(rows) and math.isnan(value)) or close(value, getattr(rows[k], c)), (b, t, k, c)
+    text = (out / "hol_blocking_np.py").read_text()
+    assert "np.vectorize" not in text and "for _i in np.ndindex" not in text
+
+
+@pytest.mark.parametrize(
+    ("name", "given", "find", "fname", "values"),
+    [
+        ("hol-blocking", {"fcfs_mean_ttft": "2 s"}, ("mfu",), "mfu_from_fcfs_mean_ttft", [1.5, 2.0, 3.0, 2.5]),
+        ("long-prompt", {"prefill_time": "3 s"}, ("prompt_tokens",), "prompt_tokens_from_prefill_time", [1.0, 3.0, 4.5, 0.5]),
+    ],
+)
+def test_numpy_searches_bisect_every_point_together(project, tmp_path, name, given, find, fname, values):
+    np = pytest.importorskip("numpy")
+    model = project.model(name)
+    paths = build(project, [model], "py", BuildOptions(tmp_path, find=find, given=given, numpy=True))
+    scalar, vec = (load(p) for p in paths)
+    got = getattr(vec, fname)(np.array(values))
+    for i, v in enumerate(values):
+        one = getattr(scalar, fname)(v)
+        for n in model.variables:
+            assert close(np.broadcast_to(getattr(got, n), (len(values),))[i], getattr(one, n)), (v, n)
+    assert "np.vectorize" not in paths[1].read_text()
 
 
 def test_only_the_standard_library(built):

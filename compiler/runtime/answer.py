@@ -22,7 +22,7 @@ what it searched. The outcome says how it got the answer, as data.
 
 import math
 
-GRID = 64  # doublings either side of the probe point: a search spans 2^-64 .. 2^64 of it
+from .values import ChainError
 
 
 class NoAnswer(ValueError):
@@ -44,8 +44,14 @@ def answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, close
     if boundary is not None and closed:
         try:
             return _from_boundary(boundary, feasible, admissible, seek, step, lo, hi, strict)
-        except NoAnswer:
-            pass  # the closed form's neighbourhood holds no answer: search the whole domain before saying so
+        except NoAnswer as near:
+            if not near.where == "neither side":
+                raise  # the closed form settles it (an open set has no largest value; an unbounded one no edge)
+            try:  # no point near the closed-form boundary meets the condition: search the whole domain before saying so
+                return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+            except NoAnswer as far:
+                near.searched = far.searched  # the boundary's point says more than the search's last one
+                raise near from None
     return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
 
 
@@ -56,7 +62,7 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     delta = max(abs(b) / 10**6, step / 2 if step else 0)
     below, above = feasible(b - delta), feasible(b + delta)
     if not below and not above:
-        raise NoAnswer("infeasible", at=b - delta if want_max else b + delta)
+        raise NoAnswer("infeasible", at=b - delta if want_max else b + delta, where="neither side")
     if below and above:
         if edge is None:
             raise NoAnswer("unbounded", where="values on both sides of", boundary=b)
@@ -86,11 +92,11 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     return value, how, stepped_back
 
 
-def grid(lo, hi, probe, integer: bool, unit=1) -> list:
-    """Points to test, ascending: geometric from the probe point out to the edges (whole units if integer)."""
+def grid(lo, hi, probe, integer: bool, unit=1, doublings: int = 64) -> list:
+    """Points to test, ascending: geometric from the probe point out to the edges, 2^-64 .. 2^64 of it (whole units if integer)."""
     s = abs(probe) if probe else unit
     pts = {probe} if probe is not None else set()
-    for k in range(GRID + 1):
+    for k in range(doublings + 1):
         for x in (s * 2**k, s / 2**k, -s * 2**k, -s / 2**k) if lo is None or lo < 0 else (s * 2**k, s / 2**k):
             pts.add(x)
     pts.add(0 * s)
@@ -108,13 +114,18 @@ def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tu
     pts = [x for x in grid(lo, hi, probe, integer, unit) if admissible(x)]
     ok = [_holds(feasible, x) for x in pts]
     if not any(ok):
-        raise NoAnswer("infeasible", at=pts[0] if want_max else pts[-1], searched=(pts[0], pts[-1]) if pts else None)
+        at = lo if lo is not None else hi if hi is not None else probe  # the point a reader would try first
+        raise NoAnswer("infeasible", at=at, searched=(pts[0], pts[-1]) if pts else None)
     i = max(k for k, good in enumerate(ok) if good) if want_max else min(k for k, good in enumerate(ok) if good)
     inside = i + 1 < len(pts) if want_max else i > 0
     if not inside:  # feasible at the last point of the search
         if (hi if want_max else lo) is not None:
             return pts[i], "edge", False
-        raise NoAnswer("unbounded", where="every value above" if want_max else "every value below", boundary=pts[i], searched=(pts[0], pts[-1]))
+        if all(ok):
+            raise NoAnswer("unbounded", where="every value", searched=(pts[0], pts[-1]))
+        run = next(k for k in range(len(ok)) if all(ok[k:])) if want_max else next(k for k in range(len(ok), 0, -1) if all(ok[:k]))
+        edge = pts[run - 1] if want_max else pts[run]
+        raise NoAnswer("unbounded", where="every value above" if want_max else "every value below", boundary=edge, searched=(pts[0], pts[-1]))
     good, bad = pts[i], pts[i + 1] if want_max else pts[i - 1]
     for _ in range(200):  # bisect between the extreme feasible point and its infeasible neighbour
         if integer:
@@ -146,3 +157,18 @@ def _holds(feasible, x) -> bool:
         return bool(feasible(x))
     except (ArithmeticError, ValueError, TypeError):
         return False
+
+
+def no_answer(e: NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:
+    """The error for a question without an answer, from its pieces as text: one wording everywhere.
+
+    at: 'batch = 1'; sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
+    'tpot_target = 10 ms/token'); span: 'searched batch from 1 to 1e+19' or ''; boundary: the NoAnswer's boundary as text.
+    """
+    if e.kind == "infeasible":
+        left, negated, right = sides
+        hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
+        return ChainError(f"question {question}: no {find} meets {condition}: at {at}, {left} {negated} {right}", hint)
+    where = e.where if e.boundary is None else f"{e.where} {boundary}"
+    bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
+    return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?")

@@ -6,6 +6,8 @@ numeric step, so it uses nothing but `math` and stays ruff-clean as written.
 
 import math
 
+from .values import ChainError, shown
+
 
 class NoRoot(ValueError):
     """No sign change was found (`jump` is None), or the sign changes by a jump at `jump` (no exact root)."""
@@ -154,3 +156,40 @@ def _edge(f, zero: float, other: float) -> float:
         else:
             other = m
     return zero
+
+
+def root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, where: str) -> tuple[float, list]:
+    """A numeric block's tear: (root, notes). The root bracketed from the start, checked against a scan of the domain.
+
+    Several roots, or an interval of them, are a note (the root nearest the start is taken);
+    none is a ChainError that says what was searched, or where the two sides jump past each other.
+    """
+    try:
+        first = bracket_root(f, start, scale, kind, lo, hi)
+    except NoRoot:
+        first = None
+    roots, jumps, (low, high), intervals = all_roots(f, start, scale, kind, lo, hi)
+    if first is not None and not any(abs(first - r) <= 1e-9 * max(abs(r), 1e-300) for r in roots):
+        roots = sorted([*roots, first])
+    if not roots:
+        if not jumps:
+            span = f"{shown(low / scale)} to {shown(high / scale)} {unit}".rstrip() if low is not None else "its domain"
+            raise ChainError(f"no value of {name} solves {where}", f"searched {name} from {span} and the two sides never crossed")
+        at = ", ".join(f"{name} = {shown(j / scale)} {unit}".rstrip() for j in jumps[:3])
+        hint = f"the two sides jump past each other at {at} (a step of ceil, floor or a condition, or a pole); ask a question with such_that: instead"
+        raise ChainError(f"no value of {name} makes {where.replace(': ', ' hold exactly: ', 1)}", hint)
+    chosen = first if first is not None else min(roots, key=lambda r: abs(r - start) if start is not None else abs(r))
+    notes = []
+    for a, b in intervals:
+        if a is None and b is None:
+            span = "in its domain"
+        elif a is None or b is None:
+            span = f"up to {shown(b / scale)} {unit}" if a is None else f"from {shown(a / scale)} {unit} up"
+        else:
+            span = f"from {shown(a / scale)} to {shown(b / scale)} {unit}"
+        notes.append(f"{name} is not unique: every value {span.strip()} solves {where}; this is one of them")
+    if not intervals and len(roots) > 1:
+        listed = ", ".join(shown(r / scale) for r in roots[:6]) + (" ..." if len(roots) > 6 else "")
+        nearest = "its default" if start is not None else "zero"
+        notes.append(f"{name} is not unique: {len(roots)} values solve {where} ({listed} {unit}".rstrip() + f"); this is the one nearest {nearest}")
+    return chosen, notes

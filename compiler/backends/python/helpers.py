@@ -1,0 +1,101 @@
+"""The Python backend's own helpers, copied into generated modules beside the runtime rules (see runtime.py).
+
+They word errors as the solver does (compiler/run.py, compiler/solve.py) and run
+the root finder the way the solver runs it. Like the runtime they are plain
+standard-library code; they call the runtime under the names the copies have in
+a generated module (`_shown`, `_bracket_root`), hence the aliased imports.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...runtime.answer import NoAnswer as _NoAnswer
+from ...runtime.answer import no_answer as _no_answer
+from ...runtime.roots import root_1d as _root_1d
+from ...runtime.values import ChainError
+from ...runtime.values import real as _real
+from ...runtime.values import shown as _shown
+
+
+def _problem(e: BaseException) -> str:
+    """What went wrong while computing a value, in the solver's words."""
+    if isinstance(e, ZeroDivisionError):
+        return "divides by zero"
+    if isinstance(e, ChainError):
+        return e.message
+    if isinstance(e, OverflowError):
+        return f"overflows ({e})" if str(e) else "overflows"
+    text = str(e)
+    return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+
+
+def _failed(e: BaseException, name: str, where: str) -> ChainError:
+    """The error for a value that could not be computed at `where` ('line 66: tpot = ...')."""
+    what = f"{name} {_problem(e)}" if isinstance(e, ChainError) else f"the value of {name} {_problem(e)}"
+    return ChainError(f"{what}: {where}", "check the inputs, or the equation's domain")
+
+
+def _failed_row(e: BaseException, row: int, name: str, where: str) -> ChainError:
+    """The error for a table cell that could not be computed."""
+    return ChainError(f"row {row}: {name} {_problem(e)}: {where}", "check the inputs, or the equation's domain")
+
+
+def _outside(value, factor, name: str, unit: str, domain: str, where: str) -> ChainError:
+    """The error for a computed value (base units) outside its variable's domain, or no finite real number at all."""
+    try:
+        _real(value, name)
+    except ChainError as e:
+        return _failed(e, name, where)
+    shown = f"{name} = {_shown(value / factor)} {unit}".rstrip()
+    return ChainError(f"{shown} is outside its domain ({domain})", f"from {where}; check the inputs")
+
+
+def _entry_error(kind: str, entries: dict, titles: dict, entry_id, fields: tuple) -> ChainError:
+    """The catalog lookup failed: an unknown id, or an entry without a value the model reads."""
+    import difflib
+
+    if entry_id not in entries:
+        ids = sorted(entries)
+        close = difflib.get_close_matches(str(entry_id), ids, n=1)
+        return ChainError(f"unknown {kind.upper()} '{entry_id}'", f"did you mean {close[0]}?" if close else f"known: {', '.join(ids)}")
+    title = titles.get(entry_id, entry_id)
+    for name in fields:
+        value = entries[entry_id].get(name)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return ChainError(f"{title} has no value for {name}", f"its catalog entry marks it as not available; pick another {kind.upper()}")
+    return ChainError(f"{title}: a catalog value is not a number", f"check {kind.upper()}S[{entry_id!r}]")
+
+
+def _search(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str, where: str) -> float:
+    """A numeric block's tear: the runtime's 1-D rule over trial(x)[0] (a point without a value is stepped over)."""
+
+    def residual(x: float) -> float:
+        try:
+            return float(_real(trial(x)[0], "the residual"))
+        except (ArithmeticError, ValueError, TypeError):
+            return math.nan
+
+    return _root_1d(residual, start, factor, kind, lo, hi, name, unit, where)[0]
+
+
+def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainError:
+    """A question without an answer, in the solver's words (the runtime's no_answer): sides(x) gives the condition's sides at x.
+
+    about: (question, variable, unit, factor, condition text, negated operator, (left, right) labels, domain, seek);
+    a label is (name, unit, factor) for a side that is a variable, else None. titles: the hardware's titles.
+    """
+    question, find, unit, factor, condition, negated, labels, domain, seek = about
+
+    def show(label, value) -> str:
+        return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
+
+    texts = ("", "", "")
+    if e.kind == "infeasible":
+        left, right = sides(e.at)
+        texts = (show(labels[0], left), negated, show(labels[1], right))
+    span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
+    on = f" on {' with '.join(titles)}" if titles else ""
+    at = show((find, unit, factor), e.at) if e.at is not None else ""
+    boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
+    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)

@@ -1,0 +1,250 @@
+"""The NumPy flavour's helpers, copied into `<module>_np.py` (runtime.py reads this file as text; chainc never imports it).
+
+Each vectorises one runtime rule over arrays of points and, where a point fails,
+hands that first point to the scalar rule (copied beside it) so the error reads
+exactly as the scalar flavour's. `_search_np` is runtime/roots.py's
+`bracket_root` for every point at once: the same brackets, the same midpoints,
+the same stopping rules, each point masked out once it is done.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...runtime.values import ChainError
+from ...runtime.values import pick as _pick
+from ...runtime.values import require as _require
+from ...runtime.values import rows as _rows
+from ...runtime.values import shown as _shown
+from .helpers import _failed_row, _outside
+
+
+def _first(mask) -> tuple:
+    """The index (C order) of the first true element of a boolean array."""
+    mask = np.asarray(mask)
+    return np.unravel_index(int(np.argmax(mask.ravel())), mask.shape) if mask.ndim else ()
+
+
+def _cpow(base, exp):
+    """base ** exp as Python's ** on floats: through complex numbers where a base is negative (not NaN)."""
+    base = np.asarray(base)
+    if np.iscomplexobj(base) or np.iscomplexobj(exp) or np.any(base < 0):
+        return np.power(base.astype(complex), exp)
+    return np.power(base, exp)
+
+
+def _real_np(x, what: str):
+    """runtime.values.real per point: a complex value with no imaginary part is its real part; any other is NaN."""
+    x = np.asarray(x)
+    if not np.iscomplexobj(x):
+        return x
+    return np.where(x.imag == 0, x.real, np.nan)
+
+
+def _admits_np(x, kind: str, lo=None, hi=None):
+    """runtime.values.admits, element by element."""
+    x = np.asarray(x)
+    ok = ~np.isnan(x)
+    if kind == "positive":
+        ok &= x > 0
+    if kind == "nonnegative":
+        ok &= x >= 0
+    if lo is not None:
+        ok &= x >= lo
+    if hi is not None:
+        ok &= x <= hi
+    return ok
+
+
+def _require_np(x, shown, what: str, name: str, unit: str, integer: bool, text: str, domain: tuple) -> None:
+    """runtime.values.require over an array: the first element it refuses raises its error."""
+    x, shown = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(shown, dtype=float))
+    bad = ~_admits_np(x, *domain)
+    if integer:
+        bad |= ~np.isfinite(x) | (np.floor(x) != x)
+    if np.any(bad):
+        i = _first(bad)
+        _require(float(x[i]), float(shown[i]), what, name, unit, integer, text, domain)
+    for i in np.ndindex(x.shape):  # the fast test and this one disagree: the scalar rule decides
+        _require(float(x[i]), float(shown[i]), what, name, unit, integer, text, domain)
+
+
+def _outside_np(x, factor, name: str, unit: str, domain: str, where: str, kind: str, lo, hi) -> ChainError:
+    """The error for the first element of a computed array that is not finite or not in its variable's domain."""
+    x = np.asarray(x)
+    bad = ~(_admits_np(x, kind, lo, hi) & np.isfinite(x))
+    return _outside(float(x[_first(bad)]) if np.any(bad) else float("nan"), factor, name, unit, domain, where)
+
+
+def _rows_np(n, table: str, rows_text: str, max_rows: int, quiet: bool = False):
+    """runtime.values.rows per point: whole row counts (ints); quiet, (counts with 0 where bad, the bad points)."""
+    n = np.asarray(n, dtype=float)
+    bad = ~((n >= 0) & (np.floor(n) == n) & (n <= max_rows))
+    if quiet:
+        return np.where(bad, 0, n).astype(np.int64), bad
+    if np.any(bad):
+        _rows(float(n[_first(bad)]), table, rows_text, max_rows)
+    return n.astype(np.int64)
+
+
+def _no_rows_np(n, what: str) -> ChainError:
+    """A sum, last, max or min over a table that has no rows at some point."""
+    return ChainError(f"{what} of a table with no rows (at point {tuple(int(i) for i in _first(np.asarray(n) == 0))})", "check the table's rows expression")
+
+
+def _cell_np(value, live, row: int, name: str, where: str) -> None:
+    """A table cell must be a finite number at every point that has this row."""
+    bad = np.asarray(live & ~np.isfinite(value))
+    if np.any(bad):
+        raise _failed_row(ChainError(f"is not a finite number ({float(np.broadcast_to(value, bad.shape)[_first(bad)])})"), row, name, where)
+
+
+def _masked(live, *cells) -> tuple:
+    """A table row over the points: NaN where a point has fewer rows."""
+    if np.all(live):
+        return cells
+    return tuple(np.where(live, c, np.nan) for c in cells)
+
+
+def _first_bad(bad, where: str) -> ChainError:
+    return ChainError(f"a value is not a finite number at point {tuple(int(i) for i in _first(bad))}: {where}", "check the inputs, or the equation's domain")
+
+
+def _pick_np(options: list, names: str, domains: list, where: str) -> tuple:
+    """runtime.values.pick per point: the one admissible candidate; a point with none, or several, raises."""
+    shape = np.broadcast_shapes(*(np.shape(v) for option in options for v in option))
+    cands = []
+    for option in options:
+        values, ok = [], np.ones(shape, dtype=bool)
+        for v, domain in zip(option, domains):
+            v = np.broadcast_to(np.asarray(v), shape)
+            if np.iscomplexobj(v):  # a closed form may pass through complex values to a real root
+                ok &= np.abs(v.imag) <= 1e-12 * (np.abs(v.real) + 1)
+                v = v.real
+            ok &= _admits_np(v, *domain)
+            values.append(v.astype(float))
+        cands.append((values, ok))
+    chosen = [np.full(shape, np.nan) for _ in domains]
+    found, several = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
+    for values, ok in cands:
+        same = np.ones(shape, dtype=bool)
+        for c, v in zip(chosen, values):
+            same &= np.abs(v - c) <= 1e-12 * (np.abs(c) + 1e-300)
+        several |= ok & found & ~same
+        for c, v in zip(chosen, values):
+            np.copyto(c, v, where=ok & ~found)
+        found |= ok
+    bad = ~found | several
+    if np.any(bad):
+        i = _first(bad)
+        _pick([None if not ok[i] else tuple(float(v[i]) for v in values) for values, ok in cands], names, domains, where)
+    return tuple(chosen)
+
+
+def _lambertw_np(x, branch=0):
+    """runtime.values.lambertw over an array (NaN outside its domain), by the same Halley iteration."""
+    x = np.asarray(x, dtype=float)
+    if branch == 0:
+        w = np.where(x > -0.25, np.log1p(np.maximum(x, -0.25)), -1 + np.sqrt(np.maximum(2 * (1 + math.e * x), 0)))
+        ok = x >= -1 / math.e
+    else:
+        near = -1 - np.sqrt(np.maximum(2 * (1 + math.e * x), 0))
+        safe = np.minimum(x, -1e-300)
+        w = np.where(x > -0.25, np.log(-safe) - np.log(np.maximum(-np.log(-safe), 1e-300)), near)
+        ok = (x >= -1 / math.e) & (x < 0)
+    done = ~ok
+    for _ in range(100):
+        e = np.exp(w)
+        f = w * e - x
+        denominator = e * (w + 1) - (w + 2) * f / (2 * w + 2)
+        step = np.where((w != -1) & ~done & (f != 0), f / np.where(denominator == 0, 1, denominator), 0)
+        w = w - step
+        done |= (f == 0) | (np.abs(step) <= 1e-15 * (1 + np.abs(w)))
+        if np.all(done):
+            break
+    return np.where(ok, w, np.nan)
+
+
+def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str, where: str):
+    """runtime.roots.bracket_root at every point together: trial(x) -> (residuals, values, bad) over the points."""
+
+    def f(x):
+        r, _, bad = trial(x)
+        r = np.asarray(r, dtype=float)
+        return np.where(np.asarray(bad) | ~np.isfinite(r), np.nan, r)
+
+    lo = lo if lo is not None else (0.0 if kind != "real" else -math.inf)
+    hi = hi if hi is not None else math.inf
+    scale = float(factor)
+    first = f(scale if start is None else start)
+    shape = np.shape(first)
+    g = np.full(shape, scale) if start is None else np.where((lo < np.asarray(start)) & (np.asarray(start) < hi), start, scale).astype(float)
+    g = np.minimum(np.maximum(g, lo) if lo > 0 else g, hi)
+    if kind != "real":
+        g = np.where(g <= 0, scale, g)
+    fg = f(g)
+    result = np.where(fg == 0, g, np.nan)
+    done = fg == 0
+    size = np.abs(fg)
+    # expand both sides until the sign changes (side 0 up, side 1 down), as bracket_root does
+    side = [[g.copy(), fg.copy()], [g.copy(), fg.copy()]]
+    a, fa, b, fb = (np.full(shape, np.nan) for _ in range(4))
+    bracketed = np.zeros(shape, dtype=bool)
+    for k in range(1, 200):
+        for s in (0, 1):
+            active = ~done & ~bracketed
+            if not np.any(active):
+                break
+            if kind != "real" and lo >= 0:
+                x = g * 2.0**k if s == 0 else g / 2.0**k
+            else:
+                x = g + (np.abs(g) + 1) * 2.0**k * (1 if s == 0 else -1)
+            x = np.minimum(np.maximum(x, lo), hi)
+            active &= ~((x == side[s][0]) | ((lo == 0) & (x == 0)))
+            fx = f(np.where(active, x, g))
+            active &= ~np.isnan(fx)
+            size = np.where(active, np.maximum(size, np.abs(fx)), size)
+            hit = active & (fx == 0)
+            result, done = np.where(hit, x, result), done | hit
+            active &= ~hit
+            crossed = active & ((fx > 0) != (side[s][1] > 0))
+            a, fa = np.where(crossed, side[s][0], a), np.where(crossed, side[s][1], fa)
+            b, fb = np.where(crossed, x, b), np.where(crossed, fx, fb)
+            bracketed |= crossed
+            moved = active & ~crossed
+            side[s][0], side[s][1] = np.where(moved, x, side[s][0]), np.where(moved, fx, side[s][1])
+        if np.all(done | bracketed):
+            break
+    missing = ~done & ~bracketed
+    if np.any(missing):
+        i = _first(missing)
+        span = f"{_shown(side[1][0][i] / factor)} to {_shown(side[0][0][i] / factor)} {unit}".rstrip()
+        raise ChainError(f"no value of {name} solves {where}", f"searched {name} from {span} and the two sides never crossed")
+    # bisect every bracket, geometric midpoints where the bracket spans more than a factor of 4
+    live = bracketed.copy()
+    for _ in range(300):
+        if not np.any(live):
+            break
+        pos = (a > 0) & (b > 0)
+        ratio = np.where(pos, np.maximum(a, b) / np.where(pos, np.minimum(a, b), 1), 0)
+        m = np.where(pos & (ratio > 4), np.sqrt(np.where(pos, a * b, 1)), (a + b) / 2)
+        live &= (m != a) & (m != b)
+        fm = f(np.where(live, m, a))
+        hit = live & (fm == 0)
+        result, done = np.where(hit, m, result), done | hit
+        live &= ~hit
+        same = live & ((fm > 0) == (fa > 0))
+        other = live & ~same
+        a, fa = np.where(same, m, a), np.where(same, fm, fa)
+        b, fb = np.where(other, m, b), np.where(other, fm, fb)
+        live &= ~(np.abs(b - a) <= 1e-13 * np.maximum(np.abs(a), np.abs(b)))
+    ends = bracketed & ~done
+    jump = ends & (np.abs(fa - fb) > 1e-6 * size)
+    if np.any(jump):
+        i = _first(jump)
+        at = f"{name} = {_shown((a[i] + b[i]) / 2 / factor)} {unit}".rstrip()
+        hint = f"the two sides jump past each other at {at} (a step of ceil, floor or a condition); ask a question with such_that: instead"
+        raise ChainError(f"no value of {name} makes {where.replace(': ', ' hold exactly: ', 1)}", hint)
+    return np.where(ends, (a + b) / 2, result)

@@ -1,0 +1,176 @@
+"""Question functions and the build's custom query, following runtime.answer.answer exactly.
+
+A question prints as two functions. The private `_ask_<question>(inputs, titles)`
+is the rule at one point, as compiler/solve.py's ask_query runs it: the boundary
+program (its error means no boundary), `feasible(x)` from the at-program and the
+condition, the rule itself (`_answer`, copied from the runtime), and the solver's
+messages when there is no answer. The public function checks and converts its
+arguments and calls it (the NumPy flavour: once per element, so the rule has one
+definition).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ... import program as P
+from ...numbers import exact
+from .layout import INDENT, Out, doc, tuple_text, unpack
+from .names import comment, docstring_text, literal, number, optional, scale
+from .statements import Locals, program_inputs
+from .vector import writer_for
+
+_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+
+
+def _whole(x, factor) -> bool:
+    return x is None or (Fraction(x) / Fraction(factor)).denominator == 1
+
+
+def question_function(module, fname: str, asking) -> list[str]:
+    ctx = module.ctx
+    mn = ctx.main
+    m = mn.model
+    q = asking.question
+    var = m.variables[q.find]
+    factor = exact(var.factor)
+    numpy = module.numpy
+    known = [n for n in m.variables if n in asking.at.inputs and n != q.find]
+    rule = _rule_function(module, fname, asking, known)
+    as_int = not numpy and var.domain.integer and asking.step is not None and all(_whole(x, factor) for x in (asking.step, asking.lo, asking.hi))
+    largest = "largest" if q.seek == "max" else "smallest"
+    out = Out()
+    out.call(f"def {fname}", module.signature(mn, known), f" -> {'int' if as_int else 'np.ndarray' if numpy else 'float'}:")
+    out.push()
+    rounding = ""
+    if asking.step is not None:
+        rounding = f", {'rounded down' if q.seek == 'max' else 'rounded up'} to a multiple of {number(Fraction(asking.step) / factor)} {var.unit}".rstrip()
+    body = [f"{comment(q.ask) or comment(q.name)}.", "", f"The {largest} {q.find} such that {comment(q.condition_text)}{rounding}, as chainc's ask finds it:"]
+    body += [
+        "the boundary (the condition as an equation) when the condition holds on its one side,",
+        f"else the domain's {'upper' if q.seek == 'max' else 'lower'} edge when the condition holds up to it.",
+        "",
+        "Args:",
+        *(f"    {a}" for a in module.args_doc(mn, known)),
+        "",
+        "Returns:",
+        f"    {q.find} [{comment(var.unit) or '1'}]" + (": an array, element by element." if numpy else ", a whole number." if as_int else "."),
+        "",
+        "Raises:",
+        f"    ChainError: an input outside its domain, no {q.find} meets the condition (the message quotes the numbers at the limit),",
+        f"    or there is no {largest} one" + ("; the first element without an answer raises." if numpy else "."),
+    ]
+    doc(out, "\n".join(docstring_text(b) for b in body))
+    loc = Locals(mn.variables)
+    module.prologue(out, mn, loc, known, set(known))
+    titles = tuple_text([f"_TITLES[{literal(k)}].get({k}, {k})" for k in mn.kinds()]) if mn.kinds() else "()"
+    args = [loc[n] for n in _rule_inputs(asking, known)]
+    if not numpy:
+        out.call("value = " + rule, [*args, titles])
+        shown = scale("value", factor, False)
+        out.emit(f"return round({shown})" if as_int else f"return {shown}" if factor != 1 else "return float(value)")
+        return out.lines
+    if not args:
+        out.emit(f"return np.asarray({scale(f'{rule}({titles})', factor, False)})")
+        return out.lines
+    out.call("_points = np.broadcast_arrays", args)
+    out.emit("_out = np.empty(_points[0].shape)")
+    out.emit("for _i in np.ndindex(_out.shape):")
+    out.call(f"{INDENT}_out[_i] = {rule}", ["*(float(_a[_i]) for _a in _points)", titles])
+    out.emit(f"return {scale('_out', factor, False)}")
+    return out.lines
+
+
+def _rule_inputs(asking, known: list[str]) -> list[str]:
+    """What the rule function takes: the known variables and parameters both programs read."""
+    read = set(program_inputs(asking.at)) | (set(program_inputs(asking.boundary)) if asking.boundary is not None else set())
+    return [n for n in asking.at.inputs if n in read and n != asking.question.find and (n in known or n not in asking.at.domains)]
+
+
+def _rule_function(module, fname: str, asking, known: list[str]) -> str:
+    ctx = module.ctx
+    mn = ctx.main
+    m = mn.model
+    q = asking.question
+    var = m.variables[q.find]
+    numpy = module.numpy
+    name = ctx.private(f"ask_{fname}")
+    loc = Locals(mn.variables)
+    inputs = _rule_inputs(asking, known)
+    out = Out()
+    out.call(f"def {name}", [*(loc[n] for n in inputs), "titles"], ":")
+    out.push()
+    doc(out, docstring_text(f"Question {comment(q.name)} at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."))
+    # the condition's two sides at x, from the at-program
+    at = ctx.program(asking.at, f"solve_{mn.mid}", mn)
+    x = loc[q.find]
+    out.nested_def(f"def _sides({x}):")
+    sides = [asking.condition.left, asking.condition.right]
+    needed = set().union(*(P.refs(s) for s in sides))
+    outputs = [*asking.at.outputs, *(f"rows:{t}" for t in asking.at.tables)]
+    names = [loc[n] if n in needed else "_" for n in outputs]
+    if any(n != "_" for n in names):
+        unpack(out, names, at, [loc[n] for n in program_inputs(asking.at)])
+    pr = writer_for(numpy).Printer(loc)
+    values = [pr.code(s) for s in sides]
+    if numpy:  # the rule runs on Python floats, as in the scalar flavour
+        values = [v if isinstance(side, P.Num) else f"float({v})" for v, side in zip(values, sides)]
+    out.emit(f"return {', '.join(values)}")
+    out.end_def()
+    out.nested_def("def _feasible(x):")
+    out.emit("left, right = _sides(x)")
+    out.emit(f"return {'bool(left ' if numpy else 'left '}{asking.condition.op} right{')' if numpy else ''}")
+    out.end_def()
+    if asking.boundary is not None:
+        fn = ctx.program(asking.boundary, f"boundary_{fname}", mn)
+        index = list(asking.boundary.outputs).index(q.find)
+        call = f"{fn}({', '.join(loc[n] for n in program_inputs(asking.boundary))})[{index}]"
+        out.emit("try:")
+        out.emit(f"{INDENT}boundary = {'float(' + call + ')' if numpy else call}")
+        out.emit("except ChainError:  # no admissible boundary: the rule tests one point")
+        out.emit(f"{INDENT}boundary = None")
+    else:
+        out.emit("boundary = None  # the condition as an equation has no plan")
+    d = asking.at.domains[q.find]
+    admissible = f"lambda x: _admits(x, {literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)})"
+    rule = [
+        "boundary",
+        "_feasible",
+        admissible,
+        literal(q.seek),
+        optional(asking.step),
+        optional(asking.lo),
+        optional(asking.hi),
+        number(asking.probe),
+        str(asking.closed),
+        str(asking.strict),
+        str(d.integer),
+    ]
+    labels = []
+    for side in sides:
+        if isinstance(side, P.Ref) and side.name in m.variables:
+            sv = m.variables[side.name]
+            labels.append(f"({literal(side.name)}, {literal(sv.unit)}, {number(exact(sv.factor))})")
+        else:
+            labels.append("None")
+    about = [literal(q.name), literal(q.find), literal(var.unit), number(exact(var.factor)), literal(comment(q.condition_text))]
+    about += [literal(_NEGATED[asking.condition.op]), f"({', '.join(labels)})", literal(d.text), literal(q.seek)]
+    module.used |= {"_answer", "_admits", "_question_error", "_NoAnswer"} | pr.used
+    out.emit("try:")
+    out.push()
+    out.call("return _answer", rule, "[0]")
+    out.pop()
+    out.emit("except _NoAnswer as e:")
+    out.push()
+    out.call("raise _question_error", ["e", "_sides", f"({', '.join(about)})", "titles"], " from None")
+    module.private.append(out.lines)
+    return name
+
+
+def query_function(module, fname: str, solution, find: list[str], given: list[str]) -> list[str]:
+    """`batch_from_tpot(tpot=10, *, ...)`: the build's --find/--given query, its givens first (their values as defaults)."""
+    mn = module.ctx.main
+    m = mn.model
+    positional = [(n, solution.given[n]) for n in given if n in solution.given]
+    summary = f"Solve {comment(m.title)} for {', '.join(find) or 'every variable'} from {', '.join(given) or 'the defaults'} (chainc build --find/--given)."
+    return module.forward(fname, summary, solution.program, positional)

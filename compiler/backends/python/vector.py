@@ -1,0 +1,193 @@
+"""The NumPy flavour of the statement printer: every statement over arrays of points at once.
+
+Expressions are ufuncs (exprs.NumpyPrinter) evaluated with floating-point errors
+silenced; what the scalar flavour raises at once (a value outside its domain,
+a table's row count) is checked over the whole array after the fact, and the
+first element that fails raises the scalar flavour's error. A table runs row by
+row over all points, masking the rows past each point's row count; a numeric
+block bisects all points together (`_search_np`). Inside a search's trial the
+checks do not raise: a point without a value gets a NaN residual and is stepped
+over, as the scalar root finder steps over it.
+"""
+
+from __future__ import annotations
+
+from ... import program as P
+from .exprs import Gap, NumpyPrinter, may_be_complex
+from .layout import INDENT, Out, doc, targets, tuple_text
+from .names import literal, number, optional
+from .statements import ProgramWriter, _assigned, reads
+
+
+class NumpyProgramWriter(ProgramWriter):
+    Printer = NumpyPrinter
+    eager = True
+    real = "_real_np"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.quiet = False  # inside a search's trial: failures mark points bad instead of raising
+
+    def write(self) -> list[str]:
+        out = Out()
+        args = [self.names[n] for n in self.inputs()]
+        results = [self.names[n] for n in self.program.outputs]
+        out.call(f"def {self.fname}", args, ":")
+        out.push()
+        doc(out, self.about)
+        out.emit('with np.errstate(all="ignore"):  # what fails is checked below, point by point')
+        out.push()
+        self.body(out, self.program.body)
+        results += [self.rows[t] for t in self.program.tables if t in self.rows]
+        out.pop()
+        out.call("return ", results, "", "(", ",)" if len(results) == 1 else ")")
+        self.used |= self.pr.used | {"np"}
+        return out.lines
+
+    def bad(self, out: Out, test: str) -> None:
+        out.emit(f"_bad = _bad | {test}")
+
+    def _print_Assign(self, out: Out, s: P.Assign) -> None:
+        target = self.names[s.name]
+        self.assign(out, target, s.expr, s.name if may_be_complex(s.expr) else None)
+        if self.quiet:
+            self.bad(out, f"~np.isfinite({target})")
+
+    def _print_Check(self, out: Out, s: P.Check) -> None:
+        d = self.program.domains[s.name]
+        x = self.names[s.name]
+        self.used.add("_outside_np")
+        out.emit(f"if not {self.in_domain(x, d)}:")
+        out.push()
+        out.call("raise _outside_np", [x, number(d.factor), literal(s.name), literal(d.unit), literal(d.text), literal(s.site.what), literal(d.kind), optional(d.lo), optional(d.hi)])
+        out.pop()
+
+    def in_domain(self, x: str, d: P.Domain) -> str:
+        low = {"positive": f"np.min({x}) > 0", "nonnegative": f"np.min({x}) >= 0", "real": f"np.min({x}) > -np.inf"}[d.kind]
+        if d.lo is not None and (d.kind == "real" or d.lo > 0 or (d.kind == "nonnegative" and d.lo == 0)):
+            low = f"np.min({x}) >= {number(d.lo)}"
+        high = f"np.max({x}) <= {number(d.hi)}" if d.hi is not None else f"np.max({x}) < np.inf"
+        return f"({low} and {high})"
+
+    def _print_Guard(self, out: Out, s: P.Guard) -> None:
+        zero = f"{self.pr.code(s.divisor, 6)} == 0"
+        test = zero if s.when == P.TRUE else f"np.logical_and({self.pr.code(s.when)}, {zero})"
+        out.emit(f"if np.any({test}):")
+        out.push()
+        out.call("raise ChainError", [literal(f"division by zero: {s.site.what}"), literal("a divisor the equation writes is zero at the solution")])
+        out.pop()
+
+    def _print_Pick(self, out: Out, s: P.Pick) -> None:
+        options = []
+        for cand in s.candidates:
+            values = [self.pr.code(e) for e in cand]
+            options.append(f"({values[0]},)" if len(values) == 1 else f"({', '.join(values)})")
+        out.call("_options = ", options, "", "[", "]")
+        self.used.add("_pick_np")
+        domains = [self.domain_tuple(n) for n in s.names]
+        out.call(f"{targets([self.names[n] for n in s.names])} = _pick_np", ["_options", literal(", ".join(s.names)), f"[{', '.join(domains)}]", literal(s.site.what)])
+
+    def _print_Loop(self, out: Out, s: P.Loop) -> None:
+        t = s.table
+        n = self.names[f"count:{t}"]
+        rows = self.rows[t] = self.names[f"rows:{t}"]
+        index = self.names[f"{t}.i"]
+        read = set().union(*(P.refs(e) for c in s.columns for e in (c.expr, *(x for g in c.guards for x in (g.divisor, g.when)))))
+        self.used.add("_rows_np")
+        count = [self.pr.code(s.rows), literal(t), literal(s.rows_text), str(s.max_rows)]
+        if self.quiet:
+            out.call(f"{n}, _no_rows = _rows_np", [*count, "True"])
+            self.bad(out, "_no_rows")
+        else:
+            out.call(f"{n} = _rows_np", count)
+        for c in s.columns:
+            if f"{t}.prev.{c.name}" in read:
+                out.emit(f"{self.names[f'{t}.prev.{c.name}']} = {self.pr.code(c.initial)}")
+        out.emit(f"{rows} = []")
+        accumulators = []
+        for name, kind, col in s.aggregates:
+            start = {"sum": "0.0", "last": "np.nan", "max": "-np.inf", "min": "np.inf", "count": None}[kind]
+            if start is not None and name in self.read:
+                out.emit(f"{self.names[name]} = {start}")
+                accumulators.append((name, kind, col))
+        out.emit(f"for {index} in range(1, int(np.max({n}, initial=0)) + 1):")
+        out.push()
+        out.emit(f"_live = {index} <= {n}")
+        for c in s.columns:
+            cell = self.names[f"{t}.{c.name}"]
+            self.assign(out, cell, c.expr)
+            for g in c.guards:
+                zero = f"{self.pr.code(g.divisor, 6)} == 0"
+                test = f"_live & ({zero})" if g.when == P.TRUE else f"_live & np.logical_and({self.pr.code(g.when)}, {zero})"
+                if self.quiet:
+                    self.bad(out, test)
+                else:
+                    out.emit(f"if np.any({test}):")
+                    out.call(f"{INDENT}raise _failed_row", ["ZeroDivisionError()", index, literal(c.name), literal(c.site.what)])
+                    self.used.add("_failed_row")
+            if self.quiet:
+                self.bad(out, f"(_live & ~np.isfinite({cell}))")
+            else:
+                self.used.add("_cell_np")
+                out.call("_cell_np", [cell, "_live", index, literal(c.name), literal(c.site.what)])
+        cells = [self.names[f"{t}.{c.name}"] for c in s.columns]
+        self.used.add("_masked")
+        out.call(f"{rows}.append", [f"_masked(_live, {', '.join(cells)})"])
+        for c in s.columns:
+            if f"{t}.prev.{c.name}" in read:
+                out.emit(f"{self.names[f'{t}.prev.{c.name}']} = {self.names[f'{t}.{c.name}']}")
+        cols = {c.name: self.names[f"{t}.{c.name}"] for c in s.columns}
+        for name, kind, col in accumulators:
+            acc, cell = self.names[name], cols[col]
+            step = {"sum": f"{acc} + {cell}", "last": cell, "max": f"np.maximum({acc}, {cell})", "min": f"np.minimum({acc}, {cell})"}[kind]
+            out.emit(f"{acc} = np.where(_live, {step}, {acc})")
+        out.pop()
+        for name, kind, _ in s.aggregates:
+            if kind == "count" and name in self.read:
+                out.emit(f"{self.names[name]} = {n} * 1.0")
+        empty = next(((kind, col) for _, kind, col in s.aggregates if kind != "count"), None)
+        if empty is not None and self.quiet:  # a sum, last, max or min of no rows: the first such aggregate's error
+            self.bad(out, f"({n} == 0)")
+        elif empty is not None:
+            self.used.add("_no_rows_np")
+            out.emit(f"if np.any({n} == 0):")
+            out.call(f"{INDENT}raise _no_rows_np", [n, literal(f"{empty[0]}({t}.{empty[1]})")])
+
+    def _print_Search(self, out: Out, s: P.Search) -> None:
+        if len(s.tears) != 1:
+            raise Gap(f"a numeric block of {len(s.tears)} unknowns ({', '.join(s.tears)}) solved jointly")
+        tear = s.tears[0]
+        d = self.program.domains[tear]
+        self.temps += 1
+        trial = f"_trial{self.temps}"
+        made = [n for n in _assigned(s.body) if n in self.read]
+        inner = [self.names[n] for n in made]
+        outer, self.read = self.read, reads(s.body) | set().union(*(P.refs(r) for r in s.residuals)) | set(made)
+        out.nested_def(f"def {trial}({self.names[tear]}):")
+        out.emit("_bad = False")
+        saved_rows, saved_quiet = self.rows, self.quiet
+        self.rows, self.quiet = dict(self.rows), True
+        self.body(out, s.body)
+        self.read = outer
+        rows_made = {t: r for t, r in self.rows.items() if saved_rows.get(t) != r}
+        inner += list(rows_made.values())
+        self.quiet = saved_quiet
+        residual = self.pr.code(s.residuals[0]) if s.residuals else "0"
+        out.call("return ", [residual, tuple_text(inner) if inner else "()", "_bad"], "", "(", ")")
+        out.end_def()
+        start = "None" if s.starts[0] is None else self.pr.code(s.starts[0])
+        self.used.add("_search_np")
+        out.call(f"{self.names[tear]} = _search_np", [trial, start, number(d.factor), literal(d.kind), optional(d.lo), optional(d.hi), literal(tear), literal(d.unit), literal(s.site.what)])
+        out.call(f"_, {tuple_text(inner)}, _bad = {trial}" if inner else f"_, _, _bad = {trial}", [self.names[tear]])
+        if self.quiet:
+            self.bad(out, "_bad")
+        else:
+            self.used.add("_first_bad")
+            out.emit("if np.any(_bad):")
+            out.call(f"{INDENT}raise _first_bad", ["_bad", literal(s.site.what)])
+        self.rows = saved_rows
+        self.rows.update(rows_made)
+
+
+def writer_for(numpy: bool) -> type[ProgramWriter]:
+    return NumpyProgramWriter if numpy else ProgramWriter
