@@ -15,8 +15,9 @@ from .catalog import Catalog, Entry, FieldSpec
 from .checks import CheckOutcome, run_check
 from .errors import ChaincError
 from .ir import Model
+from .program import Program
 from .quantities import exact, given_value
-from .solve import Answer, Query, Solution, ask_query, entry_values, solve_query
+from .solve import Answer, Asking, Query, Solution, ask_query, asking, entry_solution, entry_values, solve_query
 from .sweep import SweepResult, run_sweep
 
 
@@ -31,6 +32,7 @@ class Report:
     given: tuple[tuple[str, Fraction | float], ...] = ()
     source: str = ""  # the model file as outputs name it: 'models/goodput.yaml' (relative to its library folder)
     imports: dict[str, Report] = field(default_factory=dict)  # alias -> the imported model's own report
+    asking: dict[str, Asking] = field(default_factory=dict)  # question -> its programs and edges (also when it has no answer)
 
     @property
     def gpu(self) -> Entry | None:
@@ -57,6 +59,7 @@ class CatalogReport:
 
     fields: dict[str, dict[str, FieldSpec]]
     entries: dict[str, tuple[tuple[Entry, dict], ...]]  # kind -> ((entry, values), ...)
+    programs: dict[tuple[str, str], Program] = field(default_factory=dict)  # (kind, id) -> the program computing its derived fields
 
     def values(self, kind: str, entry_id: str) -> dict:
         return next(v for e, v in self.entries[kind] if e.id == entry_id)
@@ -79,23 +82,29 @@ def evaluate(
     values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
     solution = solve_query(model, catalog, Query(values, (), gpu, llm))
     answers: dict = {}
+    shapes: dict = {}
     for name in model.questions:
         try:
             answers[name] = ask_query(model, catalog, name, Query(values, (), gpu, llm))
         except ChaincError as e:
             answers[name] = e
+        try:
+            shapes[name] = asking(model, name, frozenset(n for n, _ in values))
+        except ChaincError:
+            pass  # the question cannot be planned: its answer holds the error
     checks = tuple(run_check(model, c, catalog, gpu, llm) for c in model.checks)
     sweeps = {name: run_sweep(model, sw, catalog, gpu, llm, values) for name, sw in model.sweeps.items()}
     custom = {}
     for name, (find, qgiven) in (queries or {}).items():
         qvalues = tuple((n, given_value(model, n, v)) for n, v in qgiven.items())
         custom[name] = solve_query(model, catalog, Query(qvalues, tuple(find), gpu, llm))
-    return Report(model, solution, answers, checks, sweeps, custom, values, source(model.path) if source else model.path, imports)
+    return Report(model, solution, answers, checks, sweeps, custom, values, source(model.path) if source else model.path, imports, shapes)
 
 
 def catalog_report(catalog: Catalog) -> CatalogReport:
     entries = {kind: tuple((e, entry_values(e)) for e in catalog.entries(kind)) for kind in ("gpu", "llm")}
-    return CatalogReport(catalog.fields, entries)
+    programs = {(kind, e.id): entry_solution(e).program for kind, pairs in entries.items() for e, _ in pairs}
+    return CatalogReport(catalog.fields, entries, programs)
 
 
 def display(q, base) -> float:

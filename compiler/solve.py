@@ -103,9 +103,14 @@ class Answer:
 
 
 @lru_cache(maxsize=256)
+def entry_solution(entry) -> Solution:
+    """A catalog entry solved: its typed values as inputs, its derived sizes computed (by its own program)."""
+    return solve_query(entry.model, None, Query())
+
+
 def entry_values(entry) -> dict:
     """Every field of a catalog entry in base units (derived ones solved); None where the entry has none."""
-    s = solve_query(entry.model, None, Query())
+    s = entry_solution(entry)
     return {name: s.values.get(name) for name in entry.fields}
 
 
@@ -218,6 +223,46 @@ def _edges(q: Question, var: Variable):
     return lo, d.hi, step
 
 
+@dataclass(frozen=True)
+class Asking:
+    """A question's shape, whatever the values: what the answer rule (runtime/answer.py) runs, in base units.
+
+    boundary: the program that solves the condition's boundary (the condition as an equation) for the
+    question's variable, None when that query cannot be planned; probe: the program of the model with the
+    question's variable known, on which the condition is read at each point the rule probes.
+    """
+
+    question: Question
+    condition: P.Cmp
+    boundary: P.Program | None
+    probe: P.Program
+    lo: Fraction | None
+    hi: Fraction | None
+    step: Fraction | None
+    probe_at: Fraction  # where to probe when there is no boundary (the domain's edge, else the default)
+    strict: bool
+
+
+def _boundary_equation(model: Model, q: Question) -> Equation:
+    return Equation(len(model.equations), _boundary_text(q.condition_text), q.condition.lhs, q.condition.rhs, q.loc)
+
+
+def asking(model: Model, question: str, given: frozenset[str] = frozenset()) -> Asking:
+    """Plan a question for a query whose `given` variables are known besides those with defaults."""
+    q = model.questions[question]
+    var = model.variables[q.find]
+    known = frozenset(n for n, v in model.variables.items() if v.default is not None or n in given)
+    probe = lower.lower(make_plan(model, known | {q.find}))
+    try:
+        boundary = lower.lower(make_plan(model, known - {q.find}, (_boundary_equation(model, q),)))
+    except SolveError:
+        boundary = None
+    lo, hi, step = _edges(q, var)
+    probe_at = lo if lo is not None else hi if hi is not None else (exact(var.default) if var.default is not None and var.default.is_number else exact(var.factor))
+    strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
+    return Asking(q, lower.expr(q.condition), boundary, probe, lo, hi, step, probe_at, strict)
+
+
 def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     """The largest (or smallest) value of the question's variable that meets its condition."""
     if question not in model.questions:
@@ -227,7 +272,8 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     given = dict(query.given)
     if q.find in given:
         raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"drop --given {q.find}=...; the question computes it")
-    condition = lower.expr(q.condition)
+    shape = asking(model, question, frozenset(given))
+    condition = shape.condition
 
     @lru_cache(maxsize=64)
     def at(x) -> Solution:
@@ -236,17 +282,15 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     def feasible(x) -> bool:
         return bool(evaluate(condition, at(x).values))
 
-    boundary_eq = Equation(len(model.equations), _boundary_text(q.condition_text), q.condition.lhs, q.condition.rhs, q.loc)
+    boundary_eq = _boundary_equation(model, q)
     try:
         bsol = solve_query(model, catalog, Query(tuple(given.items()), (q.find,), query.gpu, query.llm, (boundary_eq,)))
         boundary = bsol.values[q.find]
     except SolveError:
         bsol, boundary = None, None
-    lo, hi, step = _edges(q, var)
+    lo, hi, step, probe, strict = shape.lo, shape.hi, shape.step, shape.probe_at, shape.strict
     d = lower.domain_of(var)
-    probe = lo if lo is not None else hi if hi is not None else (exact(var.default) if var.default is not None and var.default.is_number else exact(var.factor))
     closed = bsol is not None and q.find not in bsol.numeric
-    strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
     try:
         value, how, back = answer(boundary, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, step, lo, hi, probe, closed, strict)
     except NoAnswer as e:
