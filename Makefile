@@ -47,5 +47,8 @@ lint: $(TOOLS)
 bench: $(TOOLS)             ## benchmarks: tables of ratios measured side by side
 	$(BIN)/python tests/benchmarks/bench_cli.py
 
+golden: $(TOOLS)            ## rewrite the golden files of tests/golden/ from what the backends print now
+	$(BIN)/python tests/golden/update.py
+
 clean:
 	rm -rf $(VENV) exports/*.json .pytest_cache .hypothesis build dist
