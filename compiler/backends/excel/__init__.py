@@ -26,17 +26,20 @@ import math
 import re
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
 
-from ...report import CatalogReport, Report
 from .. import BuildOptions, write_atomic
 from . import xl
 from .catalog import write_catalog, write_cover
 from .cells import Book, ExcelPrintError, Manifest
 from .chain import Chain
 from .checks import hide_helpers
+
+if TYPE_CHECKING:  # the backend reads Reports; it never imports the solver that makes them
+    from ...report import CatalogReport, Report
 
 WORKBOOK = "chains.xlsx"
 
