@@ -65,6 +65,7 @@ def write_catalog(book, ws, catalog) -> dict:
         for r, (e, values) in enumerate(entries, first):
             sh.text(r, 1, e.id, font=BOLD)
             sh.text(r, 2, e.title)
+            book.titles[(kind, e.id)] = e.title
             factors = {n: exact(f.factor) for n, f in fields.items()}
             shown = {n: (_display(values[n], factors[n]) if values.get(n) is not None else None) for n in fields}
             for n in fields:

@@ -38,6 +38,7 @@ NOTE_FONT = Font(italic=True, color="7F6000")
 GREY_FONT = Font(color="808080")
 OK_FONT = Font(color="006100", bold=True)
 BAD_FONT = Font(color="9C0006", bold=True)
+REF_FONT = Font(color="595959", italic=True)
 THIN = Side(style="thin", color="BFBFBF")
 BOX = Border(left=THIN, right=THIN, top=THIN, bottom=THIN)
 UNLOCKED = Protection(locked=False)
@@ -99,6 +100,7 @@ class Book:
         self.cached: dict[tuple[str, str], object] = {}
         self.manifest = Manifest()
         self.problems: list[tuple[Loc | None, str, str]] = []  # (where, what, which statement)
+        self.titles: dict[tuple[str, str], str] = {}  # (kind, catalog id) -> its title
 
     def define(self, key: str, ws, ref: str) -> str:
         name = self.names.name(key)
@@ -214,13 +216,22 @@ class Sheet:
         lines = max(1, math.ceil(len(c.value) * 1.15 / 125))
         self.ws.row_dimensions[row].height = max(self.ws.row_dimensions[row].height or 15, 15 * lines)
 
-    def status(self, row: int, col: int, ok, cached: str, colour=()):
-        """An OK/FAIL cell, green or red, and the same colours on the `colour` cells."""
-        self.formula(row, col, xl.fn("IF", ok, xl.Str("OK"), xl.Str("FAIL")), cached)
-        text = xl.text(ok)
+    def status(self, row: int, col: int, ok, colour=(), own=None, reference: str = ""):
+        """An OK/FAIL cell, green or red, and the same colours on the `colour` cells.
+
+        own: the condition that the sheet runs on the hardware the check was written for; elsewhere
+        the cell shows `reference` (the card's value and its hardware), grey, and never FAIL.
+        """
+        verdict = xl.fn("IF", ok, xl.Str("OK"), xl.Str("FAIL"))
+        node = verdict if own is None else xl.fn("IF", own, verdict, xl.Str(reference))
+        self.formula(row, col, node, xl.value(node))
+        good = xl.text(ok) if own is None else f"AND({xl.text(own)},{xl.text(ok)})"
+        bad = f"NOT({xl.text(ok)})" if own is None else f"AND({xl.text(own)},NOT({xl.text(ok)}))"
         for coord in [f"{get_column_letter(col)}{row}", *colour]:
-            self.ws.conditional_formatting.add(coord, FormulaRule(formula=[text], fill=OK_FILL, font=OK_FONT, stopIfTrue=True))
-            self.ws.conditional_formatting.add(coord, FormulaRule(formula=[f"NOT({text})"], fill=BAD_FILL, font=BAD_FONT, stopIfTrue=True))
+            if own is not None:
+                self.ws.conditional_formatting.add(coord, FormulaRule(formula=[f"NOT({xl.text(own)})"], fill=REF_FILL, font=REF_FONT, stopIfTrue=True))
+            self.ws.conditional_formatting.add(coord, FormulaRule(formula=[good], fill=OK_FILL, font=OK_FONT, stopIfTrue=True))
+            self.ws.conditional_formatting.add(coord, FormulaRule(formula=[bad], fill=BAD_FILL, font=BAD_FONT, stopIfTrue=True))
 
     def flag(self, coord: str, bad) -> None:
         """Red when the condition holds (a computed value outside its domain)."""

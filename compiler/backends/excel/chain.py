@@ -75,6 +75,35 @@ class Chain:
         for what in pr.problems:
             self.book.problem(site.loc, what, site.what)
 
+    def own_hardware(self):
+        """(the condition that this sheet and the sheets it imports run on the hardware the model names, its title).
+
+        The card's numbers are for that hardware: a check holds or fails there, and is a reference elsewhere.
+        None when no dropdown feeds the sheet.
+        """
+        tests, names = [], []
+        for chain in self.feeding():
+            for kind in ("gpu", "llm"):
+                entry_id = getattr(chain.model, kind)
+                if entry_id and f"#{kind}" in chain.scope.slots:
+                    tests.append(xl.op("=", chain.scope.slots[f"#{kind}"][0], xl.Str(entry_id)))
+                    title = self.book.titles.get((kind, entry_id), entry_id)
+                    if title not in names:
+                        names.append(title)
+        if not tests:
+            return None, ""
+        return (tests[0] if len(tests) == 1 else xl.fn("AND", *tests)), " with ".join(names)
+
+    def feeding(self) -> list:
+        """This chain and every chain whose cells it reads, each once."""
+        out, todo = [], [self]
+        while todo:
+            c = todo.pop(0)
+            if c not in out:
+                out.append(c)
+                todo.extend(self.chains[other.name] for _, other in c.model.imports if other.name in self.chains)
+        return out
+
     def table(self, loop, scope) -> None:
         """A Loop met while printing: its aggregates become named cells now, its rows are written later."""
         values = self.report.solution.values

@@ -75,6 +75,7 @@ def _check(chain, k: int, o, row: int) -> int:
         sh.long(row, 7, 13, f"{about}: {o.error.message}")
         return row + 1
     scope = _scope(chain, o, row)
+    own, hardware = chain.own_hardware()
     for e, got in zip(check.expect, o.expected):
         var = m.variables[e.name]
         f = exact(var.factor)
@@ -108,7 +109,7 @@ def _check(chain, k: int, o, row: int) -> int:
             conds.append(xl.op("<=", diff, xl.op("*", xl.number(exact(e.rel_tol)), xl.fn("ABS", c))))
         ok = conds[0] if len(conds) == 1 else xl.fn("OR", *conds) if conds else xl.op("=", b, c)
         sh.text(row, 5, " or ".join(tol) or "exact")
-        sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), "OK" if got.ok else "FAIL", colour=[f"B{row}"])
+        sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own, reference=f"card: {e.written} on {hardware}")
         chain.book.manifest.cells[(m.name, "status", k, e.name)] = (title, f"F{row}")
         sh.long(row, 7, 13, about)
         row += 1
@@ -124,7 +125,7 @@ def _check(chain, k: int, o, row: int) -> int:
         chain.book.manifest.cells[(m.name, "that", k)] = (title, f"B{row}")
         sh.ws.cell(row=row, column=3, value=True).number_format = BOOLEAN_FORMAT
         sh.text(row, 5, "holds")
-        sh.status(row, 6, xl.fn("IFERROR", xl.op("=", xl.Cell(f"$B{row}", bool(o.that_ok)), xl.TRUE), xl.FALSE), "OK" if o.that_ok else "FAIL")
+        sh.status(row, 6, xl.fn("IFERROR", xl.op("=", xl.Cell(f"$B{row}", bool(o.that_ok)), xl.TRUE), xl.FALSE), own=own, reference=f"card: holds on {hardware}")
         chain.book.manifest.cells[(m.name, "status", k, "that")] = (title, f"F{row}")
         sh.long(row, 7, 13, f"{about}: {check.that_text}")
         row += 1
