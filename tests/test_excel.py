@@ -83,7 +83,7 @@ def books(project, tmp_path_factory):
     assert count > 1000
     (tmp / "stale.xlsx").write_bytes(stale)
     for name, changes in (
-        ("live", ((("goodput", "var", "batch"), 128), (("goodput", "select", "gpu"), "h200"), (("kv-ceiling", "var", "tokens_per_request"), 4000))),
+        ("live", ((("goodput", "input", "batch"), 128), (("goodput", "select", "gpu"), "h200"), (("kv-ceiling", "input", "tokens_per_request"), 4000), (("long-prompt", "input", "peak_flops"), 900))),
         ("infeasible", ((("goodput", "select", "llm"), "llama-3.3-70b"),)),
     ):
         wb = openpyxl.load_workbook(io.BytesIO(data))
@@ -197,8 +197,8 @@ def test_cached_values_are_the_reports(books):
 
 
 def live_expected(project, manifest) -> dict[tuple, object]:
-    """The solver's numbers for the live copy: goodput on h200 at batch 128, kv-ceiling at 4,000 tokens per request."""
-    changes = {"goodput": ({"batch": 128}, "h200"), "kv-ceiling": ({"tokens_per_request": 4000}, None)}
+    """The solver's numbers for the live copy: goodput on h200 at batch 128, kv-ceiling at 4,000 tokens per request, long-prompt at 900 TFLOP/s."""
+    changes = {"goodput": ({"batch": 128}, "h200"), "kv-ceiling": ({"tokens_per_request": 4000}, None), "long-prompt": ({"peak_flops": 900}, None)}
     want: dict[tuple, object] = {}
     solved: dict = {}
     for name in ("littles-law", "goodput", "kv-ceiling", "long-prompt", "p99-knee", "hol-blocking"):
@@ -240,6 +240,13 @@ def test_live_inputs_and_dropdowns(project, books):
     assert not close(live[sheet][coord].value, solve(project.model("goodput"), project=project).display("tpot"))
     sheet, coord = man.cells[("goodput", "question", "max_batch")]
     assert live[sheet][coord].value == 118
+    # a typed value is used; the catalog default stays beside it, and comes back when the typed value is cleared
+    sheet, coord = man.cells[("long-prompt", "var", "peak_flops")]
+    assert live[sheet][coord].value == 900
+    sheet, coord = man.cells[("long-prompt", "default", "peak_flops")]
+    assert close(live[sheet][coord].value, 989) and books["formulas"][sheet][coord].value.startswith("=INDEX(gpu_flops_bf16,")
+    sheet, coord = man.cells[("goodput", "default", "bandwidth")]
+    assert close(live[sheet][coord].value, 4.8)  # the h200's, from the dropdown
     sheet, coord = man.cells[("goodput", "message", "max_batch")]
     assert live[sheet][coord].value == "batch = 118: floor of the boundary 118.984 to steps of 1"
 
@@ -308,7 +315,8 @@ def test_workbook_structure(project, books):
     assert set(project.model_names()) <= set(wb.sheetnames)
     ws = wb["goodput"]
     assert ws.protection.sheet
-    assert ws[man.cells[("goodput", "var", "batch")][1]].protection.locked is False
+    assert ws[man.cells[("goodput", "input", "batch")][1]].protection.locked is False
+    assert ws[man.cells[("goodput", "var", "batch")][1]].protection.locked is not False  # the value used: typed, else the default
     assert ws[man.cells[("goodput", "var", "tpot")][1]].protection.locked is not False
     dvs = ws.data_validations.dataValidation
     assert any(dv.formula1 == "gpu_ids" for dv in dvs) and any(dv.formula1 == "llm_ids" for dv in dvs)
@@ -320,10 +328,13 @@ def test_workbook_structure(project, books):
     texts = " ".join(str(c.value) for row in cover.iter_rows() for c in row if c.value)
     assert "models/goodput.yaml" in texts and "hardware" in texts and "chainc 0.1.0" in texts
     # an imported value is a reference to the other chain's named cell
-    sheet, coord = man.cells[("kv-ceiling", "var", "in_system")]
+    sheet, coord = man.cells[("kv-ceiling", "default", "in_system")]
     assert wb[sheet][coord].value == "=littles_law_in_system"
-    sheet, coord = man.cells[("long-prompt", "var", "decode_tpot")]
+    sheet, coord = man.cells[("long-prompt", "default", "decode_tpot")]
     assert wb[sheet][coord].value == "=goodput_tpot"
+    sheet, coord = man.cells[("long-prompt", "var", "decode_tpot")]
+    row = coord[1:]
+    assert wb[sheet][coord].value == f'=IF($D{row}="",$E{row},$D{row})'  # the typed value when there is one
     sheet, coord = man.cells[("goodput", "var", "throughput")]
     assert wb[sheet][coord].value == "=1000*goodput_batch/goodput_tpot"  # the units folded into one coefficient
 

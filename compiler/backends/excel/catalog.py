@@ -19,12 +19,13 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 
 from ...quantities import exact
 from . import xl
-from .cells import BAD_FILL, BAD_FONT, BOLD, BOX, FIXED_FILL, FIXED_FONT, INPUT_FILL, INPUT_FONT, OK_FILL, OK_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, clean, number_format
+from .cells import BAD_FILL, BAD_FONT, BOLD, BOX, CHANGED_FILL, FIXED_FILL, FIXED_FONT, INPUT_FILL, INPUT_FONT, OK_FILL, OK_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, clean, number_format
 from .emit import Emitter, NotLive, Scope, live
 from .sweep import SweepRow
 
 LEGEND = (
-    ("input", "Input: type a value (or pick from a dropdown). Unlocked.", INPUT_FILL, INPUT_FONT),
+    ("input", "Input: type a value (or pick from a dropdown). Unlocked. Left empty, the input's default is used.", INPUT_FILL, INPUT_FONT),
+    ("changed", "A value used that differs from its default (a typed value).", CHANGED_FILL, BOLD),
     ("formula", "Formula: computed live from the inputs. Locked.", None, None),
     ("fixed", "Fixed value: the compiler's number at build time (no formula can follow the inputs); a note says why and how to redo it.", FIXED_FILL, FIXED_FONT),
     ("check ok", "Check that holds (green) ...", OK_FILL, OK_FONT),
@@ -112,7 +113,8 @@ def write_cover(book, ws, reports, requested: set, titles: dict, catalog) -> Non
     lines = [
         ("What this is", "Each chain of serving math (Little's law, KV sizing, goodput at a latency target, ...) as live formulas, compiled by chainc from the YAML models. "
          "Every number on a chain sheet is a formula of the inputs above it, in the unit shown beside it: the same program the compiler runs, printed as formulas."),
-        ("How to use it", "Pick a GPU and an LLM in a chain's dropdowns (the values come from the Catalog sheet), or type over any yellow input. "
+        ("How to use it", "Pick a GPU and an LLM in a chain's dropdowns (the values come from the Catalog sheet), or type a value in an input's yellow cell; "
+         "empty, the input uses its default (shown beside it, from the catalog where it says so). "
          "Results, questions, tables, checks and charts follow. Sheets are protected without a password so formulas are not overwritten by accident: "
          "Review > Unprotect Sheet to change a formula."),
         ("Questions", "A question (the largest batch that meets a TPOT target) follows the compiler's answer rule as formulas: it solves the boundary, probes both sides, "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from openpyxl.formatting.rule import FormulaRule
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.hyperlink import Hyperlink
@@ -17,7 +18,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 from ... import lower
 from ...quantities import exact
 from . import xl
-from .cells import BOLD, BOX, GREY_FONT, INPUT_FILL, INPUT_FONT, NOTE_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, number_format
+from .cells import BOLD, BOX, CHANGED_FILL, GREY_FONT, INPUT_FILL, INPUT_FONT, NOTE_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, number_format
 from .checks import write_checks
 from .emit import Column, Emitter, Scope
 from .printer import Printer
@@ -188,36 +189,56 @@ class Chain:
                     self.scope.slots[name] = (xl.number(_display(values[name], exact(p.factor))), exact(p.factor))
 
     def inputs(self, row: int) -> int:
+        """Each input: the value used (B), its unit, a yellow cell to type a value into (D), the default (E).
+
+        The value used is the typed value when one is typed, else the default: a catalog-backed
+        input keeps its INDEX/MATCH default visible and comes back to it when the typed value is
+        cleared. A typed value that differs from the default turns the value used orange.
+        """
         sh, m = self.sheet, self.model
         sol = self.report.solution
+        given = dict(self.report.given)
         defaults = {a.name: a for a in lower.defaults(m)}
         sh.section(row, "Inputs")
-        sh.header(row + 1, ["name", "value", "unit", "description"])
+        sh.long(row, 4, 13, "type a value in the yellow column; leave it empty to use the default", font=NOTE_FONT)
+        sh.header(row + 1, ["name", "value used", "unit", "your value", "default", "description"])
         row += 2
         for n, var in m.variables.items():
             if var.default is None:
                 continue
             f = exact(var.factor)
             shown = _display(sol.values[n], f)
-            name = sh.define(f"{m.name}.{n}", absolute(row, 2))
-            self.book.manifest.cells[(m.name, "var", n)] = (sh.ws.title, f"B{row}")
+            fmt = number_format(shown, integer=var.domain.integer, digits=var.digits, exact=var.default.is_number)
             sh.text(row, 1, n, font=BOLD)
             desc = var.description
             if var.default.is_number:
-                c = sh.number(row, 2, shown, number_format(shown, integer=var.domain.integer, digits=var.digits, exact=True))
-                self.validate(c, n)
+                default = sh.number(row, 5, _display(exact(var.default), f), fmt)
+                dnode = xl.Cell(f"$E{row}", default.value)
             else:
                 pr = self.printer()
                 node = pr.value(defaults[n].expr, f)
                 self.report_problems(pr, defaults[n].site)
-                c = sh.formula(row, 2, node, shown, self.formats.get(n))
+                sh.formula(row, 5, node, shown if n not in given else None, fmt)
+                dnode = xl.Cell(f"$E{row}", shown if n not in given else xl.value(node))
                 sources = sorted({m.params[s.name].source for s in var.default.free_symbols if s.name in m.params})
                 where = ", ".join("the " + s.upper() + " dropdown (Catalog)" if s in ("gpu", "llm") else f"the {dict(m.imports)[s].name} sheet" for s in sources)
-                desc += f"  [default: {where}; type a number to override]"
-            c.fill, c.font, c.protection, c.border = INPUT_FILL, INPUT_FONT, UNLOCKED, BOX
+                desc += f"  [default: {where}]"
+            typed = sh.ws.cell(row=row, column=4)
+            if n in given:
+                typed.value = shown
+            typed.number_format = fmt
+            typed.fill, typed.font, typed.protection, typed.border = INPUT_FILL, INPUT_FONT, UNLOCKED, BOX
+            self.validate(typed, n)
+            tnode = xl.Cell(f"$D{row}", shown if n in given else "")
+            used = sh.formula(row, 2, xl.fn("IF", xl.op("=", tnode, xl.Str("")), dnode, tnode), shown, fmt)
+            used.border = BOX
+            sh.ws.conditional_formatting.add(f"B{row}", FormulaRule(formula=[f'AND($D{row}<>"",$D{row}<>$E{row})'], fill=CHANGED_FILL, font=BOLD))
+            name = sh.define(f"{m.name}.{n}", absolute(row, 2))
+            for key, col in (("var", "B"), ("input", "D"), ("default", "E")):
+                self.book.manifest.cells[(m.name, key, n)] = (sh.ws.title, f"{col}{row}")
             self.scope.slots[n] = (xl.Cell(name, shown), f)
             sh.text(row, 3, var.unit)
-            sh.long(row, 4, 13, desc)
+            sh.long(row, 6, 13, desc)
             row += 1
         return row + 1
 
