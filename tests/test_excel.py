@@ -28,9 +28,12 @@ from chainc import Project, ask, solve
 from chainc import program as P
 from chainc.backends import BuildOptions
 from chainc.backends.excel import WORKBOOK, ExcelPrintError, build, build_workbook
+from chainc.backends.excel.checks import _parts, _unit
 from chainc.build import reports_for
 from chainc.errors import ChaincError
+from chainc.quantities import exact
 from chainc.report import evaluate
+from chainc.run import evaluate as run_evaluate
 
 from .tools import require
 
@@ -111,6 +114,27 @@ def disp(q, v) -> float:
     return float(Fraction(v) / Fraction(q.factor.p, q.factor.q)) if not isinstance(v, float) else v / float(q.factor)
 
 
+class Factors:
+    """What the checks' unit choice asks of a chain: each variable's display factor."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def factor(self, name: str) -> Fraction:
+        return exact(self.model.variables[name].factor)
+
+
+def that_parts(check) -> list:
+    return [p for p, _ in _parts(check)]
+
+
+def part_holds(part, values) -> bool:
+    if isinstance(part, P.Cmp) and part.op == "==":
+        a, b = run_evaluate(part.left, values), run_evaluate(part.right, values)
+        return a == b or abs(a - b) <= abs(b) / 10**9
+    return bool(run_evaluate(part, values))
+
+
 def report_cells(reports, catalog, manifest) -> dict[tuple, object]:
     """manifest key -> the Report's number (display units)."""
     want: dict[tuple, object] = {}
@@ -133,8 +157,14 @@ def report_cells(reports, catalog, manifest) -> dict[tuple, object]:
                 want[(m.name, "check", k, e.name)] = disp(m.variables[e.name], e.got)
                 want[(m.name, "status", k, e.name)] = "OK" if e.ok else "FAIL"
             if o.that_ok is not None:
-                want[(m.name, "that", k)] = o.that_ok
-                want[(m.name, "status", k, "that")] = "OK" if o.that_ok else "FAIL"
+                parts = that_parts(o.check)
+                for j, part in enumerate(parts):
+                    holds = part_holds(part, o.solution.values)
+                    want[(m.name, "status", k, "that" if len(parts) == 1 else f"that{j + 1}")] = "OK" if holds else "FAIL"
+                for j, part in enumerate(parts):
+                    if isinstance(part, P.Cmp):  # the left side, in the unit the row shows
+                        _, f = _unit(m, Factors(m), part)
+                        want[(m.name, "that", k, j)] = float(Fraction(run_evaluate(part.left, o.solution.values)) / f)
         for sw in r.sweeps.values():
             for n, ys in sw.series.items():
                 for i, y in enumerate(ys):

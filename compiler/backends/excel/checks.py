@@ -9,8 +9,10 @@ labelled cell.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
+from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 
 from ... import lower
@@ -99,35 +101,134 @@ def _check(chain, k: int, o, row: int) -> int:
         sh.text(row, 4, var.unit)
         b, c = xl.Cell(f"$B{row}", cached), xl.Cell(f"$C{row}", want)
         diff = xl.fn("ABS", xl.op("-", b, c))
-        conds, tol = [], []
+        # the tolerance is a named cell the status formula reads: no constant typed into a formula
         if e.abs_tol is not None:
             t = exact(e.abs_tol) / f
-            tol.append(f"± {xl.as_text(float(t))} {var.unit}".rstrip())
-            conds.append(xl.op("<=", diff, xl.number(t)))
-        if e.rel_tol is not None:
-            tol.append(f"± {xl.as_text(float(exact(e.rel_tol)) * 100)}%")
-            conds.append(xl.op("<=", diff, xl.op("*", xl.number(exact(e.rel_tol)), xl.fn("ABS", c))))
-        ok = conds[0] if len(conds) == 1 else xl.fn("OR", *conds) if conds else xl.op("=", b, c)
-        sh.text(row, 5, " or ".join(tol) or "exact")
+            tol = sh.number(row, 5, t, f'"± "{number_format(t, exact=True)}' + (f'" {_quoted(var.unit)}"' if var.unit else ""))
+            limit = xl.Cell(sh.define(f"{m.name}.check{k + 1}.{e.name}.tolerance", f"$E${row}"), float(t))
+            ok = xl.op("<=", diff, limit)
+        elif e.rel_tol is not None:
+            t = exact(e.rel_tol)
+            tol = sh.number(row, 5, t, '"± "0.00%' if t >= Fraction(1, 10**4) else '"± "0.00E+00')
+            limit = xl.Cell(sh.define(f"{m.name}.check{k + 1}.{e.name}.tolerance", f"$E${row}"), float(t))
+            ok = xl.op("<=", diff, xl.op("*", limit, xl.fn("ABS", c)))
+        else:
+            tol, ok = sh.text(row, 5, "exact"), xl.op("=", b, c)
+        tol.alignment = Alignment(horizontal="left")
         sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own, reference=f"card: {e.written} on {hardware}")
         chain.book.manifest.cells[(m.name, "status", k, e.name)] = (title, f"F{row}")
         sh.long(row, 7, 13, about)
         row += 1
     if check.that is not None:
-        sh.text(row, 1, "that", font=BOLD)
-        if scope is not None:
-            pr = chain.printer(scope)
-            node = pr.condition(lower.expr(check.that), approx_eq=True)
-            chain.report_problems(pr, P.Site(check.loc, f"check: {check.that_text}"))
-            sh.formula(row, 2, node, bool(o.that_ok), BOOLEAN_FORMAT)
+        row = _that(chain, k, o, scope, row, own, hardware, about, at)
+    return row
+
+
+def _quoted(unit: str) -> str:
+    return unit.replace('"', "")
+
+
+MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+_OPS = re.compile(r"<=|>=|==|!=|<|>")
+
+
+def _names(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", re.sub(r"\[[^\]]*\]", "", text)))
+
+
+def _as_written(rel: P.Cmp, text: str) -> P.Cmp | None:
+    """The comparison turned the way the text writes it (SymPy may have mirrored it), or None if it does not match."""
+    m = _OPS.search(text)
+    if m is None:
+        return None
+    left, op = _names(text[: m.start()]), m.group(0)
+    for cand in (rel, P.Cmp(MIRROR[rel.op], rel.right, rel.left)):
+        if cand.op == op and left & P.refs(cand.left) and not left & P.refs(cand.right):
+            return cand
+    return None
+
+
+def _unit(m, chain, rel: P.Cmp) -> tuple[str, Fraction]:
+    """The unit both sides are shown in: a side that is a variable, or a variable term of a sum; else base units."""
+    for side in (rel.left, rel.right):
+        terms = side.args if isinstance(side, P.Add) else (side,)
+        ref = next((t for t in terms if isinstance(t, P.Ref) and t.name in m.variables), None)
+        if ref is not None:
+            return m.variables[ref.name].unit, chain.factor(ref.name)
+    return "(base units)", Fraction(1)
+
+
+def _parts(check):
+    """The relation's comparisons, each with its text and turned as written: an `and` of comparisons is a row each."""
+    rel = lower.expr(check.that)
+    if isinstance(rel, P.Logic) and rel.op == "and" and all(isinstance(a, P.Cmp) for a in rel.args):
+        texts = [t.strip() for t in check.that_text.split(" and ")]
+        if len(texts) == len(rel.args):
+            left, out = list(rel.args), []
+            for t in texts:
+                found = next(((a, w) for a in left if (w := _as_written(a, t)) is not None), None)
+                if found is None:
+                    break
+                left.remove(found[0])
+                out.append((found[1], t))
+            else:
+                return out
+        return [(a, f"part {j + 1} of: {check.that_text}") for j, a in enumerate(rel.args)]
+    if isinstance(rel, P.Cmp):
+        return [(_as_written(rel, check.that_text) or rel, check.that_text)]
+    return [(rel, check.that_text)]
+
+
+def _that(chain, k: int, o, scope, row: int, own, hardware: str, about: str, at: str) -> int:
+    """A `that` check as the readable condition: its left side, its right side (a constant is a named cell), the relation."""
+    sh, m = chain.sheet, chain.model
+    title = sh.ws.title
+    parts = _parts(o.check)
+    for j, (rel, text) in enumerate(parts):
+        sh.text(row, 1, text, font=BOLD)
+        key = "that" if len(parts) == 1 else f"that{j + 1}"
+        if scope is None or not isinstance(rel, P.Cmp):
+            holds = bool(o.that_ok) if len(parts) == 1 else None
+            if scope is None:
+                sh.fixed(row, 2, holds, BOOLEAN_FORMAT, f"'{text}' at {at}: the compiler's verdict at build time.")
+                node = xl.Cell(f"$B{row}", holds)
+            else:
+                pr = chain.printer(scope)
+                node = pr.condition(rel, approx_eq=True)
+                chain.report_problems(pr, P.Site(o.check.loc, f"check: {o.check.that_text}"))
+                sh.formula(row, 2, node, holds, BOOLEAN_FORMAT)
+                node = xl.Cell(f"$B{row}", xl.value(node))
+            sh.ws.cell(row=row, column=3, value=True).number_format = BOOLEAN_FORMAT
+            sh.text(row, 5, "holds")
+            ok = xl.op("=", node, xl.TRUE)
         else:
-            sh.fixed(row, 2, bool(o.that_ok), BOOLEAN_FORMAT, f"'{check.that_text}' at {at}: the compiler's verdict at build time.")
-        chain.book.manifest.cells[(m.name, "that", k)] = (title, f"B{row}")
-        sh.ws.cell(row=row, column=3, value=True).number_format = BOOLEAN_FORMAT
-        sh.text(row, 5, "holds")
-        sh.status(row, 6, xl.fn("IFERROR", xl.op("=", xl.Cell(f"$B{row}", bool(o.that_ok)), xl.TRUE), xl.FALSE), own=own, reference=f"card: holds on {hardware}")
-        chain.book.manifest.cells[(m.name, "status", k, "that")] = (title, f"F{row}")
-        sh.long(row, 7, 13, f"{about}: {check.that_text}")
+            unit, f = _unit(m, chain, rel)
+            pr = chain.printer(scope)
+            left, right = pr.value(rel.left, f), pr.value(rel.right, f)
+            chain.report_problems(pr, P.Site(o.check.loc, f"check: {o.check.that_text}"))
+            sides = o.that_sides if len(parts) == 1 and o.that_sides is not None else (None, None)
+            if len(parts) == 1 and isinstance(lower.expr(o.check.that), P.Cmp) and lower.expr(o.check.that).left != rel.left:
+                sides = sides[::-1]
+            cached = [_display(v, f) if v is not None else None for v in sides]
+            fmt = number_format(cached[0] if cached[0] is not None else xl.value(left))
+            sh.formula(row, 2, left, cached[0], fmt)
+            if not P.refs(rel.right):  # a constant of the check: a named cell
+                sh.number(row, 3, xl.value(right), fmt)
+                sh.define(f"{m.name}.check{k + 1}.{key}.limit", f"$C${row}")
+            else:
+                sh.formula(row, 3, right, cached[1], fmt)
+            sh.text(row, 4, unit)
+            sh.text(row, 5, {"==": "= (to 1e-9)", "!=": "≠"}.get(rel.op, rel.op)).alignment = Alignment(horizontal="center")
+            b, c = xl.Cell(f"$B{row}", xl.value(left)), xl.Cell(f"$C{row}", xl.value(right))
+            ok = (
+                xl.op({"==": "=", "!=": "<>"}.get(rel.op, rel.op), b, c)
+                if rel.op != "=="
+                else xl.fn("OR", xl.op("=", b, c), xl.op("<=", xl.fn("ABS", xl.op("-", b, c)), xl.op("*", xl.number(Fraction(1, 10**9)), xl.fn("ABS", c))))
+            )
+        chain.book.manifest.cells[(m.name, "that", k, j)] = (title, f"B{row}")
+        sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own, reference=f"card: holds on {hardware}")
+        chain.book.manifest.cells[(m.name, "status", k, key)] = (title, f"F{row}")
+        sh.long(row, 7, 13, about if j == 0 else "", font=None)
         row += 1
     return row
 
