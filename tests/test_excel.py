@@ -88,6 +88,7 @@ def books(project, tmp_path_factory):
     for name, changes in (
         ("live", ((("goodput", "input", "batch"), 128), (("goodput", "select", "gpu"), "h200"), (("kv-ceiling", "input", "tokens_per_request"), 4000), (("long-prompt", "input", "peak_flops"), 900))),
         ("infeasible", ((("goodput", "select", "llm"), "llama-3.3-70b"),)),
+        ("overflow", ((("hol-blocking", "input", "long_prompt"), 100000),)),
     ):
         wb = openpyxl.load_workbook(io.BytesIO(data))
         for key, value in changes:
@@ -95,7 +96,7 @@ def books(project, tmp_path_factory):
             wb[sheet][coord] = value
         wb.save(tmp / f"{name}.xlsx")
     t0 = time.perf_counter()
-    outs = recalculate([tmp / "stale.xlsx", tmp / "live.xlsx", tmp / "infeasible.xlsx"], tmp / "out")
+    outs = recalculate([tmp / f"{n}.xlsx" for n in ("stale", "live", "infeasible", "overflow")], tmp / "out")
     TIMES["recalc"] = time.perf_counter() - t0
     return {
         "data": data,
@@ -107,6 +108,7 @@ def books(project, tmp_path_factory):
         "stale": openpyxl.load_workbook(outs[0], data_only=True),
         "live": openpyxl.load_workbook(outs[1], data_only=True),
         "infeasible": openpyxl.load_workbook(outs[2], data_only=True),
+        "overflow": openpyxl.load_workbook(outs[3], data_only=True),
     }
 
 
@@ -378,6 +380,19 @@ def test_tables_blank_past_the_row_count(books):
     f = books["formulas"]
     sheet, coord = man.cells[("long-prompt", "table", "steps", "clock", 2)]
     assert f[sheet][coord].value.startswith("=IF($A")
+
+
+def test_tables_are_laid_out_to_the_rows_they_use(books):
+    """hol-blocking uses 5 rows of each table: 9 are laid out; a 100,000-token prompt needs 13, and the sheet says so."""
+    man, stale, over = books["manifest"], books["stale"], books["overflow"]
+    assert ("hol-blocking", "table", "fcfs", "clock", 9) in man.cells and ("hol-blocking", "table", "fcfs", "clock", 10) not in man.cells
+    sheet, coord = man.cells[("hol-blocking", "rows note", "fcfs")]
+    assert stale[sheet][coord].value == "9 rows laid out, room for 4 more; rows past the count are blank"
+    assert over[sheet][coord].value == "the inputs need 13 rows and 9 are laid out: the totals show #N/A (build the workbook again from these inputs)"
+    sheet, coord = man.cells[("hol-blocking", "var", "fcfs_long_ttft")]
+    assert over[sheet][coord].value == "#N/A"  # never a sum of the rows that happen to fit
+    sheet, coord = man.cells[("hol-blocking", "rows", "fcfs")]
+    assert over[sheet][coord].value == 13
 
 
 def test_sweep_chart(books):

@@ -1,9 +1,9 @@
 """A table (a program's Loop) as rows of live formulas, with its aggregates as named cells.
 
-The rows laid out are the rows the Report's table has, or at least as many as
-`TABLE_ROWS` (never more than the table's max_rows), so inputs can ask for more;
-a row past the live row count is blank, and a count beyond the rows laid out
-turns the aggregates into #N/A with a visible note.
+The rows laid out are the rows the Report's table uses and half as many again
+(at least `ROOM` more, never more than the table's max_rows), so inputs can ask
+for a few more; a row past the live row count is blank, and a count beyond the
+rows laid out turns the aggregates into #N/A and the note beside the count red.
 """
 
 from __future__ import annotations
@@ -19,7 +19,11 @@ from . import xl
 from .cells import BOLD, GREY_FONT, NOTE_FONT, SECTION_FONT, absolute, clean, number_format
 from .printer import Inline
 
-TABLE_ROWS = 64
+ROOM = 4  # rows laid out beyond those the Report's table uses, at least
+
+
+def rows_laid_out(used: int, max_rows: int) -> int:
+    return min(max_rows, max(used + ROOM, used + -(-used // 2)))
 
 
 def _display(v, factor) -> float:
@@ -32,7 +36,7 @@ def write_table(chain, loop: P.Loop, scope, row: int) -> int:
     t = model.tables[loop.table]
     key = f"{model.name}.{loop.table}"
     values = chain.report.solution.tables.get(loop.table, [])
-    n = max(len(values), min(TABLE_ROWS, loop.max_rows))
+    n = max(len(values), rows_laid_out(len(values), loop.max_rows))
     columns = {c.name: c for c in t.columns}
     factors = {c.name: exact(columns[c.name].factor) for c in loop.columns}
     sheet.text(row, 1, f"Table {loop.table}", font=SECTION_FONT)
@@ -51,9 +55,17 @@ def write_table(chain, loop: P.Loop, scope, row: int) -> int:
     chain.book.manifest.cells[(model.name, "rows", loop.table)] = (sheet.ws.title, f"B{count_row}")
     rows_cell = xl.Cell(rows_name, float(len(values)))
     over = xl.op(">", rows_cell, xl.number(n))
-    note = xl.fn("IF", over, xl.Str(f"more rows than the {n} laid out: the totals show #N/A"), xl.Str(f"{n} rows laid out; rows past the count are blank"))
+    note = xl.fn(
+        "IF",
+        over,
+        xl.op("&", xl.op("&", xl.Str("the inputs need "), rows_cell), xl.Str(f" rows and {n} are laid out: the totals show #N/A (build the workbook again from these inputs)")),
+        xl.Str(f"{n} rows laid out, room for {n - len(values)} more; rows past the count are blank"),
+    )
     c = sheet.formula(count_row, 3, note)
     c.font = NOTE_FONT
+    sheet.ws.merge_cells(start_row=count_row, start_column=3, end_row=count_row, end_column=10)
+    sheet.flag(f"C{count_row}", over)
+    chain.book.manifest.cells[(model.name, "rows note", loop.table)] = (sheet.ws.title, f"C{count_row}")
     cols = {c.name: 2 + k for k, c in enumerate(loop.columns)}
     ranges = {}
     for name, col in cols.items():
