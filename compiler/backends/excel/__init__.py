@@ -37,6 +37,9 @@ from .catalog import write_catalog, write_cover
 from .cells import Book, ExcelPrintError, Manifest
 from .chain import Chain
 from .checks import hide_helpers
+from .layout import fit
+
+LAST_COL = 13  # a chain sheet's visible columns, A to M: what prints
 
 if TYPE_CHECKING:  # the backend reads Reports; it never imports the solver that makes them
     from ...report import CatalogReport, Report
@@ -93,7 +96,9 @@ def build_workbook(reports: list[Report], catalog: CatalogReport, options: Build
         chains[r.model.name] = chain
         chain.write()
         hide_helpers(chain)
+        fit(chain.sheet.ws, book.cached, LAST_COL)
     write_cover(book, cover, reports, requested, titles, catalog)
+    fit(cover, book.cached, 2, fixed={1: 24, 2: 100})
     book.raise_problems()
     props = wb.properties
     props.creator = props.lastModifiedBy = f"chainc {__version__}"

@@ -12,16 +12,35 @@ import math
 from fractions import Fraction
 from pathlib import Path
 
-from openpyxl.comments import Comment
-from openpyxl.styles import Font
+from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.hyperlink import Hyperlink
 
 from ...quantities import exact
 from . import xl
-from .cells import BAD_FILL, BAD_FONT, BOLD, BOX, CHANGED_FILL, FIXED_FILL, FIXED_FONT, INPUT_FILL, INPUT_FONT, OK_FILL, OK_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, clean, number_format
-from .emit import Emitter, NotLive, Scope, live
-from .sweep import SweepRow
+from .cells import (
+    BAD_FILL,
+    BAD_FONT,
+    BOLD,
+    BOX,
+    CHANGED_FILL,
+    FIXED_FILL,
+    FIXED_FONT,
+    GREY_FONT,
+    INPUT_FILL,
+    INPUT_FONT,
+    OK_FILL,
+    OK_FONT,
+    REF_FILL,
+    REF_FONT,
+    TITLE_FONT,
+    UNLOCKED,
+    Sheet,
+    absolute,
+    number_format,
+)
+from .emit import Emitter, NotLive, Row, Scope, live
+from .layout import fit
 
 LEGEND = (
     ("input", "Input: type a value (or pick from a dropdown). Unlocked. Left empty, the input's default is used.", INPUT_FILL, INPUT_FONT),
@@ -30,6 +49,7 @@ LEGEND = (
     ("fixed", "Fixed value: the compiler's number at build time (no formula can follow the inputs); a note says why and how to redo it.", FIXED_FILL, FIXED_FONT),
     ("check ok", "Check that holds (green) ...", OK_FILL, OK_FONT),
     ("check failed", "... and one that fails (red).", BAD_FILL, BAD_FONT),
+    ("reference", "A check on other hardware than the card's: its expected value is the card's, for reference.", REF_FILL, REF_FONT),
 )
 KIND_TITLES = {"gpu": "GPUs", "llm": "LLMs"}
 
@@ -39,68 +59,83 @@ def _display(v, factor) -> float:
 
 
 def write_catalog(book, ws, catalog) -> dict:
-    """The catalog sheet; returns (kind, field or 'ids') -> the Range of its column."""
+    """The catalog sheet, one column per entry and one row per field; returns (kind, field or 'ids') -> its Range."""
     sh = Sheet(book, ws)
     sh.text(1, 1, "Catalog: GPUs and LLMs (hardware/)", font=TITLE_FONT)
-    sh.text(
-        2, 1, "Typed values (yellow) come from each entry's file with its source; derived sizes are formulas of the typed values in the same row. An empty cell is a value the entry does not have."
+    width = 3 + max(len(catalog.entries[k]) for k in ("gpu", "llm"))  # field, unit, the entries, the field's meaning
+    sh.long(
+        2,
+        1,
+        width,
+        "Typed values (yellow) come from each entry's file with its source; derived sizes are formulas of the typed values in the same column. An empty cell is a value the entry does not have.",
     )
-    ws.column_dimensions["A"].width = 18
-    ws.column_dimensions["B"].width = 24
     ranges: dict = {}
-    row, widest = 4, 2
+    row = 4
     for kind in ("gpu", "llm"):
-        fields = catalog.fields[kind]
-        entries = catalog.entries[kind]
+        fields, entries = catalog.fields[kind], catalog.entries[kind]
+        first, last = 3, 2 + len(entries)
         sh.section(row, KIND_TITLES[kind])
-        row += 1
-        sh.header(row, ["id", "title"] + [f"{n} [{f.unit}]" if f.unit else n for n, f in fields.items()] + ["about"])
-        ws.row_dimensions[row].height = 45
-        col_of = {n: 3 + k for k, n in enumerate(fields)}
-        for n, c in col_of.items():
-            ws.cell(row=row, column=c).comment = Comment(clean(fields[n].description), "chainc")
-        first, last = row + 1, row + len(entries)
-        widest = max(widest, 3 + len(fields))
-        ranges[(kind, "ids")] = xl.Range(sh.define(f"{kind}.ids", f"$A${first}:$A${last}"), tuple(e.id for e, _ in entries))
-        columns: dict = {n: [] for n in fields}
-        for r, (e, values) in enumerate(entries, first):
-            sh.text(r, 1, e.id, font=BOLD)
-            sh.text(r, 2, e.title)
+        head = row + 1
+        sh.header(head, ["field", "unit"] + [e.id for e, _ in entries] + [""] * (width - 3 - len(entries)) + ["meaning"])
+        ranges[(kind, "ids")] = xl.Range(sh.define(f"{kind}.ids", f"{absolute(head, first)}:{absolute(head, last)}"), tuple(e.id for e, _ in entries))
+        sh.text(head + 1, 1, "title", font=BOLD)
+        for c, (e, _) in enumerate(entries, first):
+            sh.text(head + 1, c, e.title, wrap=True)
             book.titles[(kind, e.id)] = e.title
-            factors = {n: exact(f.factor) for n, f in fields.items()}
+        row_of = {n: head + 2 + k for k, n in enumerate(fields)}
+        factors = {n: exact(f.factor) for n, f in fields.items()}
+        for n, r in row_of.items():
+            sh.text(r, 1, n, font=BOLD)
+            sh.text(r, 2, fields[n].unit)
+            sh.text(r, width, fields[n].description, font=GREY_FONT)
+        rows: dict = {n: [] for n in fields}
+        for c, (e, values) in enumerate(entries, first):
+            letter = get_column_letter(c)
             shown = {n: (_display(values[n], factors[n]) if values.get(n) is not None else None) for n in fields}
             for n in fields:
-                book.manifest.cells[("catalog", kind, e.id, n)] = (ws.title, f"{get_column_letter(col_of[n])}{r}")
+                book.manifest.cells[("catalog", kind, e.id, n)] = (ws.title, f"{letter}{row_of[n]}")
             scope = Scope()
             for n in e.typed:
-                c = sh.number(r, col_of[n], shown[n], number_format(shown[n], exact=True))
-                c.fill, c.font, c.protection = INPUT_FILL, INPUT_FONT, UNLOCKED
-                scope.slots[n] = (xl.Cell(f"{get_column_letter(col_of[n])}{r}", shown[n]), factors[n])
+                cell = sh.number(row_of[n], c, shown[n], number_format(shown[n], exact=True))
+                cell.fill, cell.font, cell.protection = INPUT_FILL, INPUT_FONT, UNLOCKED
+                scope.slots[n] = (xl.Cell(f"{letter}{row_of[n]}", shown[n]), factors[n])
             program = catalog.programs.get((kind, e.id))
-            derived = [n for n in fields if n not in e.typed and shown[n] is not None]
             written = False
             if program is not None and live(program):
                 try:
-                    Emitter(sh, program, scope, SweepRow(sh, r, col_of, 3 + len(fields) + 1), lambda n, f=factors: f.get(n, Fraction(1)), values).run()
+                    Emitter(sh, program, scope, Fixed(row_of, c), lambda n, f=factors: f.get(n, Fraction(1)), values).run()
                     written = True
                 except NotLive:
                     pass
             if not written:
-                for n in derived:
-                    sh.fixed(r, col_of[n], shown[n], number_format(shown[n]), f"{n} of {e.id}: the compiler's value; it does not follow the typed values.")
+                for n in fields:
+                    if n not in e.typed and shown[n] is not None:
+                        sh.fixed(row_of[n], c, shown[n], number_format(shown[n]), f"{n} of {e.id}: the compiler's value; it does not follow the typed values.")
             for n in fields:
-                columns[n].append(shown[n] if shown[n] is not None else "")
+                rows[n].append(shown[n] if shown[n] is not None else "")
+        for n, r in row_of.items():
+            ranges[(kind, n)] = xl.Range(sh.define(f"{kind}.{n}", f"{absolute(r, first)}:{absolute(r, last)}"), tuple(rows[n]))
+        row = head + 2 + len(fields)
+        for e, _ in entries:  # what each entry is, in words, below its table
             if e.about:
-                ws.column_dimensions[get_column_letter(3 + len(fields))].width = 60
-                sh.long(r, 3 + len(fields), 3 + len(fields), e.about)
-        for n, c in col_of.items():
-            ranges[(kind, n)] = xl.Range(sh.define(f"{kind}.{n}", f"{absolute(first, c)}:{absolute(last, c)}"), tuple(columns[n]))
-        row = last + 2
-    for k in range(3, widest):
-        ws.column_dimensions[get_column_letter(k)].width = 14
-    ws.freeze_panes = "B4"
+                sh.long(row, 1, width, f"{e.id}: {e.about}", font=GREY_FONT)
+                row += 1
+        row += 1
+    ws.freeze_panes = "C4"
     sh.page()
+    fit(ws, book.cached, width, fixed={width: 48})
     return ranges
+
+
+class Fixed(Row):
+    """An entry's column: each field's value goes to its row."""
+
+    def __init__(self, rows: dict, col: int):
+        self.rows_of, self.col, self.cols = rows, col, {}
+
+    def place(self, key, label, helper):
+        r = self.rows_of[key]
+        return r, self.col, f"{get_column_letter(self.col)}{r}"
 
 
 def write_cover(book, ws, reports, requested: set, titles: dict, catalog) -> None:
@@ -154,11 +189,12 @@ def write_cover(book, ws, reports, requested: set, titles: dict, catalog) -> Non
     row += 1
     sh.section(row, "Sources")
     row += 1
-    for r in reports:
-        sh.text(row, 1, "model")
-        sh.text(row, 2, r.source)
-        row += 1
+    sh.text(row, 1, "models", font=BOLD)
+    sh.text(row, 2, ", ".join(r.source for r in reports), wrap=True)
     folders = sorted({Path(e.path).parent.parent.name + "/" + Path(e.path).parent.name + "/*.yaml" for pairs in catalog.entries.values() for e, _ in pairs})
-    sh.text(row, 1, "catalog")
-    sh.text(row, 2, ", ".join(folders) or "hardware/")
+    sh.text(row + 1, 1, "catalog", font=BOLD)
+    sh.text(row + 1, 2, ", ".join(folders) or "hardware/", wrap=True)
+    for r in range(1, row + 2):
+        ws.cell(row=r, column=1).alignment = Alignment(vertical="top")
     sh.page()
+    ws.page_setup.fitToHeight = 1  # the cover is one page

@@ -189,11 +189,15 @@ class Sheet:
     def define(self, key: str, ref: str) -> str:
         return self.book.define(key, self.ws, ref)
 
-    def header(self, row: int, labels: list[str], col: int = 1):
+    def header(self, row: int, labels: list[str], col: int = 1, span: int | None = None):
+        """A header row; span: the last label's cell merged up to that column (over a description's cells)."""
         for k, label in enumerate(labels):
             c = self.text(row, col + k, label, font=BOLD, fill=HEADER_FILL)
             c.border = BOX
             c.alignment = Alignment(wrap_text=True, vertical="center")
+        last = col + len(labels) - 1
+        if span is not None and span > last:
+            self.ws.merge_cells(start_row=row, start_column=last, end_row=row, end_column=span)
 
     def section(self, row: int, title: str):
         self.text(row, 1, title, font=SECTION_FONT)
@@ -217,14 +221,14 @@ class Sheet:
         lines = max(1, math.ceil(len(c.value) * 1.15 / 125))
         self.ws.row_dimensions[row].height = max(self.ws.row_dimensions[row].height or 15, 15 * lines)
 
-    def status(self, row: int, col: int, ok, colour=(), own=None, reference: str = ""):
+    def status(self, row: int, col: int, ok, colour=(), own=None):
         """An OK/FAIL cell, green or red, and the same colours on the `colour` cells.
 
         own: the condition that the sheet runs on the hardware the check was written for; elsewhere
-        the cell shows `reference` (the card's value and its hardware), grey, and never FAIL.
+        the cell says `reference`, grey, and never FAIL: the card's value beside it is for other hardware.
         """
         verdict = xl.fn("IF", ok, xl.Str("OK"), xl.Str("FAIL"))
-        node = verdict if own is None else xl.fn("IF", own, verdict, xl.Str(reference))
+        node = verdict if own is None else xl.fn("IF", own, verdict, xl.Str("reference"))
         self.formula(row, col, node, xl.value(node))
         good = xl.text(ok) if own is None else f"AND({xl.text(own)},{xl.text(ok)})"
         bad = f"NOT({xl.text(ok)})" if own is None else f"AND({xl.text(own)},NOT({xl.text(ok)}))"
@@ -242,6 +246,7 @@ class Sheet:
         """Protected (no password), printed one page wide."""
         ws = self.ws
         ws.protection.sheet = True
+        ws.protection.formatColumns = ws.protection.formatRows = False  # widths and heights stay the reader's to change
         ws.page_setup.orientation = "landscape" if landscape else "portrait"
         ws.page_setup.fitToWidth = 1
         ws.page_setup.fitToHeight = 0

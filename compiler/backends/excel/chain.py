@@ -201,7 +201,7 @@ class Chain:
         defaults = {a.name: a for a in lower.defaults(m)}
         sh.section(row, "Inputs")
         sh.long(row, 4, 13, "type a value in the yellow column; leave it empty to use the default", font=NOTE_FONT)
-        sh.header(row + 1, ["name", "value used", "unit", "your value", "default", "description"])
+        sh.header(row + 1, ["name", "value used", "unit", "your value", "default", "description"], span=13)
         row += 2
         for n, var in m.variables.items():
             if var.default is None:
@@ -265,7 +265,7 @@ class Chain:
     def results(self, row: int) -> int:
         sh, m = self.sheet, self.model
         sh.section(row, "Results")
-        sh.header(row + 1, ["name", "value", "unit", "description"])
+        sh.header(row + 1, ["name", "value", "unit", "description"], span=13)
         target = Column(sh, row + 2, m, m.name, self.describe)
         em = Emitter(sh, self.report.solution.program, self.scope, target, self.factor, self.report.solution.values, self.table, self.formats)
         em.run()
@@ -280,7 +280,7 @@ class Chain:
         if not m.questions:
             return row
         sh.section(row, "Questions")
-        sh.header(row + 1, ["question", "answer", "unit", "how it is found, or why there is no answer"])
+        sh.header(row + 1, ["question", "answer", "unit", "how it is found, or why there is no answer"], span=13)
         first = row + 2
         work = first + 2 * len(m.questions) + 1
         for k, name in enumerate(m.questions):
@@ -303,7 +303,7 @@ class Chain:
         given = ", ".join(f"{n} = {xl.as_text(_display(v, exact(m.variables[n].factor)))} {m.variables[n].unit}".rstrip() for n, v in sol.given.items())
         finds = [n for n in sol.program.outputs if n in m.variables and m.variables[n].default is not None]
         sh.section(row, f"Query '{name}'" + (f": given {given}" if given else "") + (f"; solved for {', '.join(finds)}" if finds else ""))
-        sh.header(row + 1, ["name", "value", "unit", "description"])
+        sh.header(row + 1, ["name", "value", "unit", "description"], span=13)
         row += 2
         scope = self.scope.child()
         for n, v in sol.given.items():

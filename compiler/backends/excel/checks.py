@@ -32,8 +32,17 @@ def _display(v, factor) -> float:
 def write_checks(chain, row: int) -> int:
     sh = chain.sheet
     sh.section(row, "Checks")
-    sh.long(row, 3, 9, "computed beside expected; green when they agree within the tolerance", font=GREY_FONT)
-    sh.header(row + 1, ["check", "computed", "expected", "unit", "tolerance", "status", "about"])
+    own, hardware = chain.own_hardware()
+    here = "the card's values (expected), beside the computed ones: green when they agree within the tolerance, red when not"
+    if own is None:
+        sh.long(row, 3, 13, here, font=GREY_FONT)
+    else:
+        note = xl.fn("IF", own, xl.Str(f"{here} (the card is for {hardware})"), xl.Str(f"the card's values are for {hardware}: on this hardware they are a reference, not a check"))
+        c = sh.formula(row, 3, note, None)
+        c.font, c.alignment = GREY_FONT, Alignment(wrap_text=True, vertical="top")
+        sh.ws.merge_cells(start_row=row, start_column=3, end_row=row, end_column=13)
+        chain.book.manifest.cells[(chain.model.name, "checks note")] = (sh.ws.title, f"C{row}")
+    sh.header(row + 1, ["check", "computed", "expected (card)", "unit", "tolerance", "status", "about"], span=13)
     row += 2
     for k, o in enumerate(chain.report.checks):
         row = _check(chain, k, o, row)
@@ -115,7 +124,7 @@ def _check(chain, k: int, o, row: int) -> int:
         else:
             tol, ok = sh.text(row, 5, "exact"), xl.op("=", b, c)
         tol.alignment = Alignment(horizontal="left")
-        sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own, reference=f"card: {e.written} on {hardware}")
+        sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own)
         chain.book.manifest.cells[(m.name, "status", k, e.name)] = (title, f"F{row}")
         sh.long(row, 7, 13, about)
         row += 1
@@ -226,7 +235,7 @@ def _that(chain, k: int, o, scope, row: int, own, hardware: str, about: str, at:
                 else xl.fn("OR", xl.op("=", b, c), xl.op("<=", xl.fn("ABS", xl.op("-", b, c)), xl.op("*", xl.number(Fraction(1, 10**9)), xl.fn("ABS", c))))
             )
         chain.book.manifest.cells[(m.name, "that", k, j)] = (title, f"B{row}")
-        sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own, reference=f"card: holds on {hardware}")
+        sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own)
         chain.book.manifest.cells[(m.name, "status", k, key)] = (title, f"F{row}")
         sh.long(row, 7, 13, about if j == 0 else "", font=None)
         row += 1
