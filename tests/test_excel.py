@@ -576,12 +576,52 @@ def test_golden_cells(project):
     assert not diffs, "the workbook's formulas changed (make golden rewrites the files):\n" + "\n".join(diffs)[:20000]
 
 
-def test_checks_elsewhere_are_references(books):
+def test_checks_elsewhere_are_references(project, books):
     """The card's numbers are for the model's own hardware: on h200 a check shows the card's value as a reference, never FAIL."""
     live, man = books["live"], books["manifest"]
     statuses = {key: live[s][c].value for key, (s, c) in man.cells.items() if key[1] == "status"}
     moved = {k: v for k, v in statuses.items() if k[0] in ("goodput", "long-prompt")}  # long-prompt reads goodput's sheet
-    assert moved and all(v.startswith("card: ") and v.endswith("on NVIDIA H100 SXM5 80GB with Llama 3.1 8B") for v in moved.values()), moved
-    assert moved[("goodput", "status", 1, "tpot")] == "card: 9.9 ms/token on NVIDIA H100 SXM5 80GB with Llama 3.1 8B"
+    assert moved and set(moved.values()) == {"reference"}, moved
+    sheet, coord = man.cells[("goodput", "checks note")]
+    assert live[sheet][coord].value == "the card's values are for NVIDIA H100 SXM5 80GB with Llama 3.1 8B: on this hardware they are a reference, not a check"
+    assert books["stale"][sheet][coord].value.endswith("(the card is for NVIDIA H100 SXM5 80GB with Llama 3.1 8B)")
+    sheet, coord = man.cells[("goodput", "check", 1, "tpot")]  # the card's value stays beside the live one
+    assert live[sheet][f"C{coord[1:]}"].value == 9.9 and close(live[sheet][coord].value, solve(project.model("goodput"), {"batch": 128}, gpu="h200", project=project).display("tpot"))
     kv = {k: v for k, v in statuses.items() if k[0] == "kv-ceiling"}  # its own hardware, another input: it holds or fails
     assert set(kv.values()) <= {"OK", "FAIL"} and "FAIL" in kv.values()
+
+
+def test_the_workbook_prints(project, books, tmp_path):
+    """Printed by LibreOffice: no '###' (every number fits its column), the folded workings and chart points left out."""
+    tools = require("soffice", "pdftotext", "pdfinfo")
+    import subprocess
+
+    from .excel_recalc import convert
+
+    (tmp_path / "chains.xlsx").write_bytes(books["data"])
+    (pdf,) = convert([tmp_path / "chains.xlsx"], tmp_path / "pdf", target="pdf")
+    text = subprocess.run([tools["pdftotext"], "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    pages = int(re.search(r"Pages:\s+(\d+)", subprocess.run([tools["pdfinfo"], str(pdf)], capture_output=True, text=True, check=True).stdout).group(1))
+    assert "###" not in text
+    assert "probe 0" not in text and "chart helpers" not in text  # folded and hidden rows do not print
+    assert "batch = 64: floor of the boundary 64.9671 to steps of 1" in text
+    assert pages <= 14, pages
+    wb = books["formulas"]
+    for ws in wb.worksheets:
+        assert ws.print_area, ws.title
+        assert ws.protection.sheet and ws.protection.formatColumns is False and ws.protection.formatRows is False
+    print(f"\nthe workbook prints on {pages} pages")
+
+
+def test_charts_name_their_hardware_and_label_the_target(books):
+    z = zipfile.ZipFile(io.BytesIO(books["data"]))
+    xml = b"".join(z.read(n) for n in z.namelist() if n.startswith("xl/charts/chart")).decode()
+    assert "throughput, goodput over batch on h100-sxm with llama-3.1-8b" in xml  # the title's cached text; its cell follows the dropdowns
+    assert re.search(r"<title><tx><strRef><f>'goodput'!\$G\$\d+</f>", xml)
+    assert re.search(r'<max val="256" ?/><min val="0" ?/>', xml) and re.search(r'<majorUnit val="32" ?/>', xml)
+    assert 'alpha val="45000"' in xml  # the thick line is translucent: goodput shows through where the two coincide
+    ws, man = books["stale"]["goodput"], books["manifest"]
+    labels = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith(("max_batch = ", "tpot_target (the target)"))]
+    assert labels == ["tpot_target (the target) = 10 ms/token", "max_batch = 64"]
+    sheet, coord = man.cells[("goodput", "sweep", "batch", "throughput", 0)]
+    assert books["formulas"][sheet].row_dimensions[int(coord[1:])].hidden  # the chart's points are folded
