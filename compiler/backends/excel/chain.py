@@ -167,7 +167,7 @@ class Chain:
             dv.error = "Pick an id from the list (the Catalog sheet)."
             sh.ws.add_data_validation(dv)
             dv.add(c.coordinate)
-            sh.long(row, 3, 8, f"dropdown: pick an id from the Catalog sheet (named {name})", font=NOTE_FONT)
+            sh.long(row, 3, 13, f"dropdown: pick an id from the Catalog sheet (named {name})", font=NOTE_FONT)
             row += 1
         return row + 1
 

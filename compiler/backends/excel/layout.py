@@ -18,7 +18,7 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from . import xl
 
 MIN_WIDTH, MAX_WIDTH = 6.0, 48.0
-CHARS_PER_UNIT = 1.0  # average characters of text per unit of column width (a unit is one '0')
+CHARS_PER_UNIT = 0.85  # characters of text per unit of column width (a unit is one '0'; LibreOffice's fallback fonts are wide)
 LINE = 15.0  # points per line of 11-point text
 DESCRIPTION = 64.0  # the narrowest a description merged to the last column may be
 
@@ -119,6 +119,11 @@ def fit(ws, cached: dict, last_col: int, fixed: dict | None = None) -> None:
         heights[rng.min_row] = max(heights.get(rng.min_row, LINE), LINE * wrapped_lines(text, width))
     for r, h in heights.items():
         ws.row_dimensions[r].height = h if h > LINE else None
+        if h > LINE:  # a tall row reads from the top: its labels beside the first line of its text
+            for cell in ws[r]:
+                if cell.value is not None and (cell.alignment is None or cell.alignment.vertical in (None, "bottom")):
+                    a = cell.alignment
+                    cell.alignment = Alignment(horizontal=a.horizontal if a else None, wrap_text=a.wrap_text if a else None, vertical="top")
     _place_charts(ws, widths)
     ws.print_area = f"A1:{get_column_letter(last_col)}{max(ws.max_row, 1)}"
 
