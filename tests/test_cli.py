@@ -1,9 +1,9 @@
 """The command line, as a user runs it."""
 
 import json
-from fractions import Fraction
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
