@@ -529,6 +529,7 @@ def test_lambertw_is_a_labelled_number(project, tmp_path):
     for key, want in ((("lambert", "var", "b"), reports[0].solution.values["b"]), (("lambert", "custom", "b"), reports[0].queries["custom"].values["b"])):
         _, coord = man.cells[key]
         assert (ws.title, coord) in man.fixed and "Lambert W" in ws[coord].comment.text
+        assert "NOTE: Excel has no Lambert W function" in ws[f"D{coord[1:]}"].value  # visible, not only in a comment
         assert close(ws[coord].value, want)
     _, coord = man.cells[("lambert", "var", "c")]
     assert ws[coord].value == "=lambert_b^2"  # downstream: a formula

@@ -211,6 +211,8 @@ class Emitter:
         r, c, ref = self.target.place(name, name, False)
         cached = self._cached(name)
         self.sheet.fixed(r, c, cached, self.formats.get(name) or number_format(cached), note)
+        if isinstance(self.target, Column):  # said where it is seen, not only in a comment
+            self.sheet.note(r, "Excel has no Lambert W function: this is the compiler's number at build time; it does not follow the inputs.")
         self.cells[name] = (r, c)
         self.scope.slots[name] = (xl.Cell(ref, cached), self.factor(name))
 
