@@ -51,5 +51,8 @@ bench: $(TOOLS)             ## benchmarks: tables of ratios measured side by sid
 golden: $(BASE)             ## rewrite tests/golden/ from the printers (review the diff before committing)
 	$(BIN)/python tests/golden/update.py
 
+golden: $(TOOLS)            ## rewrite the golden files of tests/golden/ from what the backends print now
+	$(BIN)/python tests/golden/update.py
+
 clean:
 	rm -rf $(VENV) exports/*.json .pytest_cache .hypothesis build dist

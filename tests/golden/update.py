@@ -38,9 +38,35 @@ def python_modules() -> dict[str, str]:
     return {f"{python_backend.module_name(r.model)}.py": python_backend.render(r, catalog, options) for r in reports}
 
 
+# --- xlsx: a sorted `sheet!cell = formula` dump of each model's sheet (and the catalog's) ------------------
+
+
+def excel_cells(project=None) -> dict[str, str]:
+    """`<sheet>.cells` of the bundled workbook: every formula cell of each sheet, in row then column order."""
+    import io
+
+    import openpyxl
+
+    from chainc.backends import BuildOptions
+    from chainc.backends.excel import build_workbook
+    from chainc.build import reports_for
+
+    project = project or _project()
+    reports, catalog = reports_for(project, project.model_names(), BuildOptions(out=ROOT / "exports"))
+    data, _ = build_workbook(reports, catalog)
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    files = {}
+    for ws in wb.worksheets:
+        if ws.title == "Cover":
+            continue
+        lines = [f"{ws.title}!{c.coordinate} = {c.value}" for row in ws.iter_rows() for c in row if c.data_type == "f"]
+        files[f"{ws.title.lower()}.cells"] = "\n".join(lines) + "\n"
+    return files
+
+
 # --- the formats ------------------------------------------------------------------------------------------
 
-FORMATS = {"py": python_modules}
+FORMATS = {"py": python_modules, "xlsx": excel_cells}
 
 
 def main(argv: list[str]) -> None:

@@ -13,8 +13,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from . import Unavailable
-
 PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
@@ -26,7 +24,7 @@ PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
 def soffice() -> str:
     exe = shutil.which("soffice") or shutil.which("libreoffice")
     if exe is None:
-        raise Unavailable("LibreOffice (soffice) is not installed", None, "apt-get install libreoffice-calc-nogui")
+        raise RuntimeError("LibreOffice (soffice) is not installed: apt-get install libreoffice-calc-nogui")
     return exe
 
 

@@ -1,0 +1,160 @@
+"""The Excel backend: every chain as live formulas in one workbook, `chains.xlsx`.
+
+It prints Reports and their Programs, and never solves: the sheets are
+the same programs the solver ran, printed as formulas over named cells in display
+units (printer.py over xl.py's formula trees), with the Report's numbers as the
+cached values. One module per concern:
+
+- xl.py: formula trees, printed with Excel's precedence and evaluated with its semantics;
+- printer.py: program expressions -> formula trees, units folded in, the name tables as data;
+- names.py: valid, case-insensitively unique Excel names;
+- cells.py: styles, number formats, the book (names, cached values, manifest, problems) and sheet writers;
+- emit.py: a program's statements as cells (a column of rows, or one row);
+- chain.py, tables.py, question.py, checks.py, sweep.py: a chain's sheet and its sections;
+- catalog.py: the cover and catalog sheets;
+- this module: the workbook's assembly and its bytes.
+
+The whole workbook is built in memory and written with `write_atomic`; the same
+inputs give the same bytes (fixed timestamps and creator, fixed zip dates). What
+cannot be printed is collected and raised as one located ExcelPrintError.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from openpyxl import Workbook
+from openpyxl.writer.excel import ExcelWriter
+
+from .. import BuildOptions, write_atomic
+from . import xl
+from .catalog import write_catalog, write_cover
+from .cells import Book, ExcelPrintError, Manifest
+from .chain import Chain
+from .checks import hide_helpers
+from .layout import fit
+
+LAST_COL = 13  # a chain sheet's visible columns, A to M: what prints
+
+if TYPE_CHECKING:  # the backend reads Reports; it never imports the solver that makes them
+    from ...results import CatalogReport, Report
+
+WORKBOOK = "chains.xlsx"
+
+__all__ = ["WORKBOOK", "ExcelPrintError", "Manifest", "build", "build_workbook"]
+
+
+def _with_imports(reports: list[Report]) -> list[Report]:
+    """The reports and the reports they import, each once, every import before its user."""
+    out: list[Report] = []
+
+    def add(r: Report) -> None:
+        if any(o.model is r.model for o in out):
+            return
+        for _, other in sorted(r.imports.items()):
+            add(other)
+        out.append(r)
+
+    for r in reports:
+        add(r)
+    return out
+
+
+def _titles(reports: list[Report]) -> dict[str, str]:
+    taken, titles = {"COVER", "CATALOG"}, {}
+    for r in reports:
+        title = re.sub(r"[\[\]:*?/\\']", "_", r.model.name)[:31] or "chain"
+        base, k = title, 1
+        while title.upper() in taken:
+            k += 1
+            title = f"{base[:28]}_{k}"
+        taken.add(title.upper())
+        titles[r.model.name] = title
+    return titles
+
+
+def build_workbook(reports: list[Report], catalog: CatalogReport, options: BuildOptions | None = None) -> tuple[bytes, Manifest]:
+    """The workbook's bytes and where everything is in it."""
+    from ... import __version__
+
+    wb = Workbook()
+    book = Book(wb)
+    requested = {r.model.name for r in reports}
+    reports = _with_imports(reports)
+    titles = _titles(reports)
+    cover = wb.active
+    cover.title = "Cover"
+    ranges = write_catalog(book, wb.create_sheet("Catalog"), catalog)
+    chains: dict[str, Chain] = {}
+    for r in reports:
+        chain = Chain(book, wb.create_sheet(titles[r.model.name]), r, ranges, chains)
+        chains[r.model.name] = chain
+        chain.write()
+        hide_helpers(chain)
+        fit(chain.sheet.ws, book.cached, LAST_COL)
+    write_cover(book, cover, reports, requested, titles, catalog)
+    fit(cover, book.cached, 2, fixed={1: 24, 2: 100})
+    book.raise_problems()
+    props = wb.properties
+    props.creator = props.lastModifiedBy = f"chainc {__version__}"
+    props.title = "chainc: LLM-serving capacity chains"
+    return _save(wb, book.cached), book.manifest
+
+
+def _save(wb, cached: dict) -> bytes:
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+        ExcelWriter(wb, archive).write_data()
+    # second pass: fixed dates, and each formula's cached value (openpyxl writes none)
+    sheet_paths = {f"xl/worksheets/sheet{i}.xml": ws.title for i, ws in enumerate(wb.worksheets, 1)}
+    out = io.BytesIO()
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename in sheet_paths:
+                data = _inject(data.decode("utf-8"), sheet_paths[info.filename], cached).encode("utf-8")
+            if info.filename == "docProps/core.xml":
+                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)", rb"\g<1>2000-01-01T00:00:00Z\2", data)
+            zi = zipfile.ZipInfo(info.filename, date_time=(2000, 1, 1, 0, 0, 0))
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.external_attr = 0o600 << 16
+            dst.writestr(zi, data)
+    return out.getvalue()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _inject(xml: str, title: str, cached: dict) -> str:
+    def repl(m: re.Match) -> str:
+        coord, attrs, f = m.group(1), m.group(2) or "", m.group(3)
+        if (title, coord) not in cached:
+            return m.group(0)
+        v = cached[(title, coord)]
+        if isinstance(v, xl.XError):
+            return f'<c r="{coord}"{attrs} t="e"><f>{f}</f><v>{v.code}</v></c>'
+        if isinstance(v, bool):
+            return f'<c r="{coord}"{attrs} t="b"><f>{f}</f><v>{int(v)}</v></c>'
+        if isinstance(v, str):
+            return f'<c r="{coord}"{attrs} t="str"><f>{f}</f><v>{_escape(v)}</v></c>'
+        x = float(v)
+        if not math.isfinite(x):
+            return f'<c r="{coord}"{attrs} t="e"><f>{f}</f><v>#NUM!</v></c>'
+        return f'<c r="{coord}"{attrs}><f>{f}</f><v>{repr(x)}</v></c>'
+
+    return re.sub(r'<c r="([A-Z]+[0-9]+)"((?: [a-z]+="[^"]*")*)><f>([^<]*)</f><v ?/></c>', repl, xml)
+
+
+def build(reports: list[Report], catalog: CatalogReport, fmt: str, options: BuildOptions) -> list[Path]:
+    if fmt != "xlsx":
+        raise ExcelPrintError(f"the Excel backend builds xlsx, not {fmt}", None, "use --format xlsx")
+    data, _ = build_workbook(reports, catalog, options)  # everything in memory first: no partial workbook on error
+    path = Path(options.out) / WORKBOOK
+    write_atomic(path, data)
+    return [path]
