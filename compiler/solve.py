@@ -18,12 +18,15 @@ from sympy.core.function import AppliedUndef
 
 from .analysis import Block, plan_blocks
 from .errors import ArgumentError, SolveError
+from .evaluate import DPS, EvalProblem, bounded, evaluate, exact, finite_real, limit, real_part
+from .evaluate import shown as shown_number
+from .format import as_float
+from .guards import guards as model_guards
 from .ir import Equation, Model, Question, Table, Variable
 from .rootfind import NoRoot, bracket_root
 from .units import BadUnit, dim_str, parse_quantity, parse_unit
 
 NOT_INVERTIBLE = (sp.Piecewise, sp.Min, sp.Max, sp.ceiling, sp.floor, sp.Abs, AppliedUndef)
-DPS = 30
 # Counting dimensions: on the command line, "tpot=10ms" means 10 ms per token when tpot is ms/token.
 COUNTING = {"[token]", "[request]"}  # digits kept for irrational intermediate values
 
@@ -58,9 +61,12 @@ class Solution:
     # name -> the closed form that computed it (base units, in terms of other symbols); numeric steps have none
     formulas: dict[str, sp.Expr] = field(default_factory=dict)
 
-    def display(self, name: str) -> float:
+    def display(self, name: str) -> float | sp.Expr:
+        """The value in its display unit: a float, or the exact number when a float cannot hold it (1e400)."""
         q = self.model.quantity(name)
-        return float(q.to_display(self.values[name]))
+        value = q.to_display(self.values[name])
+        f = as_float(value)
+        return f if f is not None else value
 
 
 @dataclass(frozen=True)
@@ -110,18 +116,24 @@ def _plan_block(model: Model, block: Block) -> Step:
 # --- evaluation ----------------------------------------------------------------------------
 
 
-def exact(value: sp.Expr) -> sp.Expr:
-    """Keep rationals exact; pin anything irrational to DPS digits so expressions stay small."""
-    if value.is_Rational or value is sp.nan:
-        return value
-    if value.is_number:
-        v = value.evalf(DPS)
-        return sp.Float(v, DPS) if v.is_Number and v.is_real else v  # complex or infinite values stay as they are
-    return value
+class RowsNotWhole(SolveError):
+    """A table's row count is not a whole number (a search may have probed between whole numbers)."""
+
+
+class JumpError(SolveError):
+    """A numeric search found no root but a jump: the two sides change sign at `at` without meeting."""
+
+    def __init__(self, message: str, loc, hint: str, var: str, at: sp.Rational, whole: bool):
+        super().__init__(message, loc, hint)
+        self.var, self.at, self.whole = var, at, whole  # whole: the search probed whole numbers only
 
 
 class Evaluator:
-    """Substitutes known values into expressions; evaluates table aggregates on demand."""
+    """Substitutes known values into expressions; evaluates table aggregates on demand.
+
+    Evaluation is bounded (compiler/evaluate.py): what has no finite real value, or would be
+    too large, raises EvalProblem; callers that know the equation make it a located error.
+    """
 
     def __init__(self, model: Model, values: dict[str, sp.Expr]):
         self.model = model
@@ -129,10 +141,7 @@ class Evaluator:
         self.tables: dict[str, list[dict[str, sp.Expr]]] = {}
 
     def __call__(self, expr: sp.Expr) -> sp.Expr:
-        e = expr.xreplace(self.subs)
-        if e.has(AppliedUndef):
-            e = e.replace(lambda x: isinstance(x, AppliedUndef), self._aggregate)
-        return exact(e)
+        return exact(evaluate(expr, self.subs, self._aggregate))
 
     def _aggregate(self, node: AppliedUndef) -> sp.Expr:
         agg = self.model.aggregates[node.func.__name__]
@@ -142,7 +151,7 @@ class Evaluator:
         if not rows:
             raise SolveError(f"{agg.kind}({agg.table}.{agg.column}) of a table with no rows", self.model.tables[agg.table].loc, "check the table's rows expression")
         col = [r[agg.column] for r in rows]
-        return {"sum": lambda: exact(sp.Add(*col)), "last": lambda: col[-1], "max": lambda: sp.Max(*col), "min": lambda: sp.Min(*col)}[agg.kind]()
+        return {"sum": lambda: exact(bounded(sp.Add(*col), limit())), "last": lambda: col[-1], "max": lambda: sp.Max(*col), "min": lambda: sp.Min(*col)}[agg.kind]()
 
     def table(self, name: str) -> list[dict[str, sp.Expr]]:
         if name not in self.tables:
@@ -150,22 +159,117 @@ class Evaluator:
         return self.tables[name]
 
 
+def _involved(model: Model, exprs, subs: dict, table: Table | None = None) -> str:
+    """'a = 2, gpu.memory_bandwidth = 3.35 TB/s': the values an expression was evaluated at."""
+    by_sym = {q.sym: q for q in (*model.variables.values(), *model.params.values())}
+    cols = {}
+    if table is not None:
+        for c in table.columns:
+            cols[c.sym], cols[c.prev] = (c.name, c), (f"prev.{c.name}", c)
+        cols[table.index] = ("i", None)
+    syms = set()
+    for e in exprs:
+        syms |= e.free_symbols
+    parts = []
+    for s in sorted(syms, key=str):
+        if s not in subs:
+            continue
+        v = subs[s]
+        if s in by_sym:
+            q = by_sym[s]
+            parts.append(f"{q.name} = {_value_text(q.to_display(v))} {q.unit}".rstrip())
+        elif s in cols:
+            name, c = cols[s]
+            parts.append(f"{name} = {_value_text(c.to_display(v) if c is not None else v)} {c.unit if c is not None else ''}".rstrip())
+    return ", ".join(parts[:8]) + (", ..." if len(parts) > 8 else "")
+
+
+def _value_text(v) -> str:
+    return shown_number(v) if getattr(v, "is_number", False) else str(v)
+
+
+def _at(where: str, involved: str) -> str:
+    return f"{where} ({involved})" if involved else where
+
+
+def _eq_where(eq: Equation) -> str:
+    return f"line {eq.loc.line}: {eq.text}"
+
+
+def located(problem: EvalProblem, loc, where: str, involved: str) -> SolveError:
+    """An evaluation problem at the place that was being evaluated."""
+    hint = problem.hint or "log() and sqrt() need arguments above zero, a negative number has no fractional power, and nothing divides by zero; check the inputs"
+    return SolveError(f"{problem.message}, in {_at(where, involved)}", loc, hint)
+
+
+def not_finite(name: str, value: sp.Expr, loc, where: str, involved: str) -> SolveError:
+    return SolveError(
+        f"no finite real value in {where}: {name} = {shown_number(value)}" + (f" ({involved})" if involved else ""),
+        loc,
+        "log() and sqrt() need arguments above zero, a negative number has no fractional power, and nothing divides by zero; check the inputs, or the variables' domains",
+    )
+
+
+def check_guards(model: Model, found: tuple, subs: dict, loc, where: str, table: Table | None = None, aggregate=None) -> None:
+    """Every division the text writes (even one SymPy cancelled, a / a) must have a nonzero divisor here."""
+    for divisor, when in found:
+        try:
+            applies = when is sp.true or evaluate(when, subs, aggregate) is sp.true
+            if not applies:
+                continue
+            d = exact(evaluate(divisor, subs, aggregate))
+        except EvalProblem:
+            continue  # the expression itself reports it
+        if d.is_number and d.is_zero:
+            involved = _involved(model, [divisor], subs, table)
+            raise SolveError(
+                f"division by zero in {_at(where, involved)}",
+                loc,
+                f"the divisor {divisor} is 0 here" + (f" ({involved})" if involved else "") + "; check the inputs, or bound the variables with min:",
+            )
+
+
+def _equation_guards(model: Model, eq: Equation) -> tuple:
+    if 0 <= eq.index < len(model.equations) and model.equations[eq.index] is eq:
+        return model_guards(model).equations.get(eq.index, ())
+    return ()
+
+
 def run_table(table: Table, ev: Evaluator) -> list[dict[str, sp.Expr]]:
-    n = ev(table.rows)
-    if not (n.is_number and n.is_real and n == int(n) and n >= 0):
-        raise SolveError(f"table '{table.name}': rows = {table.rows_text} is {_num(n)}, not a whole number", table.loc, "wrap the count in ceil() or floor()")
+    model = ev.model
+    g = model_guards(model)
+    where = f"table '{table.name}': rows = {table.rows_text}"
+    try:
+        n = ev(table.rows)
+    except EvalProblem as p:
+        raise located(p, table.loc, where, _involved(model, [table.rows], ev.subs)) from None
+    check_guards(model, g.rows.get(table.name, ()), ev.subs, table.loc, where, aggregate=ev._aggregate)
+    if not (finite_real(n) and n == int(n) and n >= 0):
+        cls = RowsNotWhole if finite_real(n) and n > 0 else SolveError
+        raise cls(f"table '{table.name}': rows = {table.rows_text} is {shown_number(n)}, not a whole number", table.loc, "wrap the count in ceil() or floor()")
     if n > table.max_rows:
         raise SolveError(f"table '{table.name}' would have {int(n)} rows, more than max_rows = {table.max_rows}", table.loc, "raise max_rows, or check the inputs")
-    prev = {c.prev: ev(c.initial) for c in table.columns}
+    prev = {}
+    for c in table.columns:
+        try:
+            prev[c.prev] = ev(c.initial)
+        except EvalProblem as p:
+            raise located(p, c.loc or table.loc, f"table '{table.name}': the initial value of {c.name}", "") from None
     rows = []
     for i in range(1, int(n) + 1):
         scope = {**ev.subs, **prev, table.index: sp.Integer(i)}
         row = {}
         for c in table.columns:
-            v = c.expr.xreplace(scope)
-            v = exact(v)
+            cwhere = f"table '{table.name}', row {i}: {c.name} = {c.formula}"
+            try:
+                v = exact(evaluate(c.expr, scope))
+            except EvalProblem as p:
+                raise located(p, c.loc or table.loc, cwhere, _involved(model, [c.expr], scope, table)) from None
+            check_guards(model, g.columns.get((table.name, c.name), ()), scope, c.loc or table.loc, cwhere, table)
             if not v.is_number:
                 raise SolveError(f"table '{table.name}', row {i}: column {c.name} did not evaluate to a number", c.loc, "a column may use i, prev.<column>, this row's columns and scalars")
+            if not finite_real(v):
+                raise not_finite(c.name, v, c.loc or table.loc, f"table '{table.name}', row {i}: {c.name} = {c.formula}", _involved(model, [c.expr], scope, table))
             scope[c.sym] = v
             row[c.name] = v
         rows.append(row)
@@ -175,18 +279,14 @@ def run_table(table: Table, ev: Evaluator) -> list[dict[str, sp.Expr]]:
 
 def _num(x) -> str:
     try:
-        return f"{float(x):.6g}"
+        return f"{float(x):.6g}" if as_float(x) is not None else shown_number(x)
     except TypeError:
-        return str(x)
+        return shown_number(x) if getattr(x, "is_number", False) else str(x)
 
 
 def _admissible(var: Variable, value: sp.Expr) -> bool:
-    if not value.is_number:
-        return False
-    re_, im = value.as_real_imag()
-    if abs(im) > 1e-12 * (abs(re_) + 1):
-        return False
-    return var.domain.admits(sp.Float(re_, DPS) if not re_.is_Rational else re_)
+    r = real_part(value) if getattr(value, "is_number", False) else None
+    return r is not None and var.domain.admits(r)
 
 
 def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.Expr], dict[str, str], dict[str, sp.Expr], Evaluator]:
@@ -203,31 +303,55 @@ def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.E
         else:
             found, chosen = _pick(model, step, ev)
             formulas.update(chosen)
+        eq = step.equations[0]
         for name, v in found.items():
+            if not finite_real(v):
+                expr = step.candidates[0].get(name, eq.residual) if step.candidates else eq.residual
+                raise not_finite(name, v, eq.loc, _eq_where(eq), _involved(model, [expr], ev.subs))
             values[name] = v
             ev.subs[model.variables[name].sym] = v
             if name in model.variables and not _admissible(model.variables[name], v) and step.method == "define":
                 var = model.variables[name]
-                eq = step.equations[0]
                 raise SolveError(f"{_show(var, v)} is outside its domain ({var.domain.describe(var)})", eq.loc, f"from line {eq.loc.line}: {eq.text}; check the inputs")
+        for e in step.equations:
+            check_guards(model, _equation_guards(model, e), ev.subs, e.loc, _eq_where(e), aggregate=ev._aggregate)
     return values, numeric, formulas, ev
 
 
 def _pick(model: Model, step: Step, ev: Evaluator) -> tuple[dict[str, sp.Expr], dict[str, sp.Expr]]:
     """The admissible candidate's values, and the candidate (closed forms) itself."""
+    eq = step.equations[0]
+    if step.method == "define":
+        ((name, e),) = step.candidates[0].items()
+        try:
+            return {name: ev(e)}, step.candidates[0]
+        except EvalProblem as p:
+            raise located(p, eq.loc, _eq_where(eq), _involved(model, [e], ev.subs)) from None
     options = []
     for cand in step.candidates:
-        vals = {n: ev(e) for n, e in cand.items()}
-        if step.method == "define" or all(_admissible(model.variables[n], v) for n, v in vals.items()):
-            options.append(({n: (v.as_real_imag()[0] if v.is_number else v) for n, v in vals.items()}, cand))
+        try:
+            vals = {n: ev(e) for n, e in cand.items()}
+        except EvalProblem as p:
+            if p.kind == "limit":
+                raise located(p, eq.loc, _eq_where(eq), _involved(model, list(cand.values()), ev.subs)) from None
+            continue  # this root has no value here
+        reals = {n: real_part(v) for n, v in vals.items()}
+        if all(r is not None and model.variables[n].domain.admits(r) for n, r in reals.items()):
+            options.append((reals, cand))
     unique = []
     for o, cand in options:
         if not any(all(abs(float(o[n] - u[n])) <= 1e-12 * (abs(float(u[n])) + 1e-300) for n in o) for u, _ in unique):
             unique.append((o, cand))
-    eq = step.equations[0]
     names = ", ".join(step.unknowns)
     if not unique:
-        roots = "; ".join(", ".join(f"{n} = {_num(model.variables[n].to_display(ev(e)))}" for n, e in c.items()) for c in step.candidates)
+
+        def root(n, e):
+            try:
+                return _num(model.variables[n].to_display(ev(e)))
+            except EvalProblem:
+                return "undefined"
+
+        roots = "; ".join(", ".join(f"{n} = {root(n, e)}" for n, e in c.items()) for c in step.candidates)
         raise SolveError(
             f"no admissible value of {names} solves line {eq.loc.line}: {eq.text}",
             eq.loc,
@@ -286,22 +410,43 @@ def _numeric(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
         sub.subs = dict(ev.subs)
         found = {}
         for v, x in zip(tear_vars, xs):
-            sub.subs[v.sym] = found[v.name] = sp.Rational(x) if isinstance(x, float) else sp.Float(x, DPS)
+            sub.subs[v.sym] = found[v.name] = x if isinstance(x, sp.Rational) else sp.Rational(x) if isinstance(x, float) else sp.Float(x, DPS)
         for n, expr in defs:
             sub.subs[model.variables[n].sym] = found[n] = sub(expr)
         return sub, found
 
     def residual(xs) -> list[float]:
-        sub, _ = run(xs)
-        out = []
-        for eq in residuals:
-            r = sub(eq.residual)
-            out.append(float(r) if r.is_real else math.nan)
-        return out
+        try:
+            sub, _ = run(xs)
+            values = [sub(eq.residual) for eq in residuals]
+        except EvalProblem:
+            return [math.nan] * len(residuals)  # undefined here: the search steps over it
+        return [float(r) if finite_real(r) else math.nan for r in values]
+
+    def final(xs) -> dict[str, sp.Expr]:
+        try:
+            return run(xs)[1]
+        except EvalProblem as p:
+            eq = step.equations[0]
+            raise located(p, eq.loc, _eq_where(eq), _involved(model, [eq.residual], ev.subs)) from None
 
     if len(tears) == 1:
-        x = _root_1d(tear_vars[0], lambda x: residual([x])[0], residuals[0], ev)
-        return run([float(x)])[1] | {tears[0]: x}
+        var = tear_vars[0]
+        whole: list[bool] = []  # set when a table's rows made the search probe whole numbers only
+
+        def f(x: float) -> float:
+            try:
+                return residual([x])[0]
+            except RowsNotWhole:
+                if not var.domain.integer or x == math.floor(x):
+                    raise
+                whole.append(True)  # an integer variable feeds a table's rows: between whole numbers, take the one below
+                return residual([float(math.floor(x))])[0]
+
+        x = _root_1d(var, f, residuals[0], ev, whole)
+        if whole and x != sp.floor(x):
+            x = sp.floor(x)
+        return final([x]) | {tears[0]: x}
     guess = [float(v.default.xreplace(ev.subs)) if v.default is not None and v.default.xreplace(ev.subs).is_number else float(v.factor) for v in tear_vars]
     try:
         root = mpmath.findroot(lambda *xs: residual(list(xs)), guess, tol=1e-24)
@@ -309,10 +454,10 @@ def _numeric(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
         eq = step.equations[0]
         raise SolveError(f"no numeric solution for {', '.join(step.unknowns)} jointly: {e}", eq.loc, "give better defaults as starting points, or reformulate") from None
     xs = [float(r) for r in (root if len(tears) > 1 else [root])]
-    return run(xs)[1]
+    return final(xs)
 
 
-def _root_1d(var: Variable, f, eq: Equation, ev: Evaluator) -> sp.Expr:
+def _root_1d(var: Variable, f, eq: Equation, ev: Evaluator, whole: list | None = None) -> sp.Expr:
     """The bracketed search of rootfind.py over var's domain, starting at its default."""
     dom = var.domain
     start = var.default.xreplace(ev.subs) if var.default is not None else None
@@ -327,10 +472,13 @@ def _root_1d(var: Variable, f, eq: Equation, ev: Evaluator) -> sp.Expr:
                 eq.loc,
                 f"searched {var.name} from {_num(var.to_display(sp.Rational(e.low)))} to {_num(var.to_display(sp.Rational(e.high)))} {var.unit} and the two sides never crossed",
             ) from None
-        raise SolveError(
+        raise JumpError(
             f"no value of {var.name} makes line {eq.loc.line} hold exactly: {eq.text}",
             eq.loc,
             f"the two sides jump past each other at {_show(var, sp.Rational(e.jump))} (a step of ceil, floor or a condition); ask a question with such_that: instead",
+            var.name,
+            sp.Rational(e.jump),
+            bool(whole),
         ) from None
 
 
@@ -449,7 +597,12 @@ def solve(
         if name in given:
             known[name] = given[name]
         elif var.default is not None and name not in find:
-            known[name] = ev(var.default)
+            try:
+                known[name] = ev(var.default)
+            except EvalProblem as p:
+                raise located(p, var.loc, f"the default of {name}", _involved(model, [var.default], ev.subs)) from None
+            if not finite_real(known[name]):
+                raise not_finite(name, known[name], var.loc, f"the default of {name}", _involved(model, [var.default], ev.subs))
         else:
             continue
         if check_domain:
@@ -466,6 +619,12 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
     Solve the boundary (the condition as an equation), probe both sides to learn
     which side is feasible, then take the boundary or the domain's edge, rounded
     to the question's step on the safe side.
+
+    Where evaluation rounded (an irrational boundary is pinned to DPS digits), sides of
+    the condition that agree to within that precision are equal: the condition holds
+    there unless it is strict, so sqrt(2) is the largest a with a**2 <= 2 whichever way
+    its last digit falls. A boundary found as a jump of a step function (ceil, a table's
+    whole rows) is a boundary too: the condition changes there.
     """
     if question not in model.questions:
         raise ArgumentError(f"model '{model.name}' has no question '{question}'", None, f"questions: {', '.join(model.questions) or 'none'}")
@@ -474,23 +633,31 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
     given = dict(given or {})
     if q.find in given:
         raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"drop --given {q.find}=...; the question computes it")
+    strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
 
     def at(x: sp.Expr) -> Solution:
         return solve(model, {**given, q.find: x}, gpu=gpu, llm=llm, project=project, check_domain=False)
 
     def feasible(x: sp.Expr) -> bool:
-        return bool(Evaluator(model, at(x).values)(q.condition))
+        return condition_holds(model, q, at(x).values, strict)
 
     boundary_eq = Equation(len(model.equations), _boundary_text(q.condition_text), q.condition.lhs, q.condition.rhs, q.loc)
+    jump = False
     try:
         bsol = solve(model, given, find=(q.find,), gpu=gpu, llm=llm, project=project, extra=(boundary_eq,))
         boundary = bsol.values[q.find]
+    except JumpError as e:  # a step function: the condition turns at the jump
+        bsol, boundary, jump = None, None, e.var == q.find
+        if jump:
+            # searched over whole numbers (a table's rows): the sign changes between k - 1 and k
+            boundary = sp.Integer(round(e.at)) - sp.Rational(1, 2) if e.whole else e.at
     except SolveError:
         bsol, boundary = None, None
     dom = var.domain
     lo = dom.lo if dom.lo is not None else (q.step if q.step is not None and dom.kind == "positive" else sp.Integer(0) if dom.kind == "nonnegative" else None)
     hi = dom.hi
     want_max = q.seek == "max"
+    numeric = jump or (bsol is not None and q.find in bsol.numeric)
     if boundary is None:
         probe = lo if lo is not None else hi if hi is not None else (var.default if var.default is not None and var.default.is_number else var.factor)
         if not feasible(probe):
@@ -502,7 +669,17 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
     else:
         b = boundary
         delta = max(abs(b) * sp.Rational(1, 10**6), q.step / 2 if q.step else 0)
-        below, above = feasible(b - delta), feasible(b + delta)
+
+        def side(x: sp.Expr, up: bool) -> bool:
+            """Feasibility just below (or above) b; an integer variable feeding a table's rows is probed at whole numbers."""
+            try:
+                return feasible(x)
+            except RowsNotWhole:
+                if not var.domain.integer:
+                    raise
+                return feasible(sp.floor(b) + 1 if up else sp.ceiling(b) - 1)
+
+        below, above = side(b - delta, False), side(b + delta, True)
         if not below and not above:
             raise _infeasible(model, q, var, at(b - delta if want_max else b + delta))
         if below and above:
@@ -518,14 +695,18 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
         if value is None:
             raise _unbounded(q, var, f"{'every value above' if want_max else 'every value below'} {_show(var, b)}")
     if q.step and value not in (lo, hi):
-        k = sp.floor(value / q.step) if want_max else sp.ceiling(value / q.step)
+        ratio = value / q.step
+        k = sp.floor(ratio) if want_max else sp.ceiling(ratio)
+        near = sp.Integer(round(ratio)) if not ratio.is_Rational else None
+        if near is not None and near != k and abs(ratio - near) <= _PRECISION * max(abs(ratio), 1) and feasible(near * q.step):
+            k = near  # the boundary is that step: its last pinned digit fell on the wrong side of it
         rounded = k * q.step
         how = f"{'floor' if want_max else 'ceiling'} of the boundary {_num(var.to_display(value))} to steps of {_num(var.to_display(q.step))}"
         if not feasible(rounded):
             rounded += -q.step if want_max else q.step
             how += ", one step back to meet a strict condition"
         value = rounded
-    if not q.step and _admissible(var, value) and not feasible(value) and (bsol is not None and q.find in bsol.numeric):
+    if not q.step and _admissible(var, value) and not feasible(value) and numeric:
         # a numeric boundary can land a hair on the wrong side: step inward by the search's tolerance
         inward = -1 if want_max else 1
         nudged = value * (1 + inward * sp.Rational(1, 10**12) * (1 if value > 0 else -1))
@@ -534,6 +715,35 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
     if not _admissible(var, value) or not feasible(value):
         raise _infeasible(model, q, var, at(lo if lo is not None and want_max else value))
     return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, how)
+
+
+_PRECISION = sp.Rational(1, 10 ** (DPS - 6))  # relative agreement that counts as equal where evaluation rounded
+
+
+def condition_holds(model: Model, q: Question, values: dict[str, sp.Expr], strict: bool | None = None) -> bool:
+    """Whether a question's condition holds at these values; located errors where it has no value."""
+    if strict is None:
+        strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
+    ev = Evaluator(model, values)
+    where = f"question {q.name}: {q.condition_text}"
+    try:
+        lhs, rhs = ev(q.condition.lhs), ev(q.condition.rhs)
+    except EvalProblem as p:
+        raise located(p, q.loc, where, _involved(model, [q.condition], ev.subs)) from None
+    check_guards(model, model_guards(model).questions.get(q.name, ()), ev.subs, q.loc, where, aggregate=ev._aggregate)
+    for side, value in ((q.condition.lhs, lhs), (q.condition.rhs, rhs)):
+        if not finite_real(value):
+            raise SolveError(
+                f"{where} compares {shown_number(value)}, which is not a finite real number" + (f" ({_involved(model, [side], ev.subs)})" if side.free_symbols else ""),
+                q.loc,
+                "the condition has no value here; check the inputs",
+            )
+    if not (lhs.is_Rational and rhs.is_Rational) and lhs != rhs:
+        terms = [ev(t) for side in (q.condition.lhs, q.condition.rhs) for t in sp.Add.make_args(sp.expand(side))] if (lhs - rhs) != 0 else []
+        scale = max([abs(lhs), abs(rhs)] + [abs(t) for t in terms if finite_real(t)])
+        if abs(lhs - rhs) <= _PRECISION * scale:
+            return not strict  # equal to within the evaluation's precision
+    return bool(q.condition.func(lhs, rhs))
 
 
 def _boundary_text(condition: str) -> str:
