@@ -5,17 +5,22 @@ from __future__ import annotations
 import math
 
 
-def fmt(x: float, digits: int | None = None) -> str:
+def fmt(x, digits: int | None = None) -> str:
     """4 significant figures by default, but never rounding away integer digits.
 
     7.975, 79.75, 2,990, 487,671, 0.6941, 5.243e-06 (tiny or huge values in E notation).
+    x may be a float or an exact (SymPy or int) number; an exact number beyond the range
+    of a float is written from its exact value (1.000e+400), never as inf or 0.
     """
-    x = float(x)
+    digits = digits or 4
+    f = as_float(x)
+    if f is None:
+        return sci(x, digits)
+    x = f
     if math.isnan(x) or math.isinf(x):
         return str(x)
     if x == 0:
         return "0"
-    digits = digits or 4
     mag = math.floor(math.log10(abs(x)))
     if mag >= 15 or mag < -4:
         return f"{x:.{digits - 1}e}"
@@ -25,3 +30,40 @@ def fmt(x: float, digits: int | None = None) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
+
+
+def as_float(x) -> float | None:
+    """float(x), or None when x is an exact number a float cannot hold (it overflows, or a nonzero value underflows to 0)."""
+    if isinstance(x, float):
+        return x
+    try:
+        f = float(x)
+    except OverflowError:
+        return None
+    if (math.isinf(f) or f == 0) and _exact_number(x) and x != 0:
+        return None
+    return f
+
+
+def _exact_number(x) -> bool:
+    if isinstance(x, int):
+        return True
+    return bool(getattr(x, "is_number", False) and (x.is_Rational or (x.is_Float and x.is_finite)))
+
+
+def sci(x, digits: int = 4) -> str:
+    """An exact or SymPy number in E notation with `digits` significant figures, whatever its size: 1.000e+400."""
+    import mpmath
+    import sympy as sp
+
+    with mpmath.workdps(digits + 20):
+        m = mpmath.mpf(x) if isinstance(x, int) else mpmath.mpf(sp.Float(x, digits + 20)._mpf_)
+        if m == 0:
+            return "0"
+        e = int(mpmath.floor(mpmath.log10(abs(m))))
+        mant = float(abs(m) / mpmath.mpf(10) ** e)
+    text = f"{mant:.{digits - 1}f}"
+    if float(text) >= 10:
+        e += 1
+        text = f"{mant / 10:.{digits - 1}f}"
+    return f"{'-' if m < 0 else ''}{text}e{'+' if e >= 0 else '-'}{abs(e):02d}"
