@@ -1,8 +1,10 @@
 """The Python backend: each chain becomes a standalone module of plain functions.
 
 `chainc build [MODEL ...] --format py [--out DIR]` writes `<model>.py` per chain (hyphens
-become underscores: `hol-blocking` -> `hol_blocking.py`). A module imports only the
-standard library and holds:
+and dots become underscores: `hol-blocking` -> `hol_blocking.py`; a standard-library
+name gets `_chain`: `math` -> `math_chain.py`, so it never shadows a module its
+neighbours import; two models with the same module name are an error before anything
+is written). A module imports only the standard library and holds:
 
 - the catalog values the chain uses as named constants (`GPU_MEMORY_BANDWIDTH`, in
   the field's catalog unit) and every catalog entry in `GPUS` / `LLMS`, so
@@ -38,6 +40,8 @@ literals, comments and docstrings.
 
 from __future__ import annotations
 
+import builtins
+import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,8 +60,15 @@ from .python_runtime import helper_source
 LINE = 200
 INDENT = "    "
 # names a generated function body may use besides its own locals
-BODY_BUILTINS = {"min", "max", "abs", "float", "int", "len", "range", "tuple", "isinstance", "complex", "sum", "str", "zip"}
+# names a generated function body may use besides its own locals (tests/test_hostile_eval.py checks the list against
+# every name the generated code loads): variables, tables and columns never take them
+BODY_BUILTINS = {"min", "max", "abs", "float", "int", "len", "range", "tuple", "isinstance", "complex", "sum", "str", "zip", "round"}
 LOCAL_RESERVED = BODY_BUILTINS | {"math", "np", "gpu", "llm"}
+# module-level names (questions, query functions) shadow builtins for every function, helpers included: avoid them all
+MODULE_RESERVED = LOCAL_RESERVED | set(dir(builtins)) | {"annotations", "dataclass", "NamedTuple", "ArrayLike", "ChainError", "GPU", "LLM", "GPUS", "LLMS", "Solution"}
+# a module named like one of these would shadow it for its neighbours once exports/ is on sys.path
+SHADOWED_MODULES = set(sys.stdlib_module_names) | {"numpy", "chainc", "compiler"}
+MODULE_SUFFIX = "_chain"
 
 
 class PythonBackendError(ChaincError, ValueError):
@@ -65,7 +76,10 @@ class PythonBackendError(ChaincError, ValueError):
 
 
 def module_name(model: Model) -> str:
+    """The module's name: the model's, with '-' and '.' as '_'; a name the standard library (or numpy) uses gets "_chain"."""
     name = model.name.replace("-", "_").replace(".", "_")
+    if name in SHADOWED_MODULES:
+        name += MODULE_SUFFIX
     n = Names(LOCAL_RESERVED)
     return n.take(name, "chain")
 
@@ -156,7 +170,7 @@ class ModuleWriter:
             self.mid[m.name] = ids.take(m.name.replace("-", "_"), "m")
         self.pynames = {m.name: self._pynames(m) for m in self.models}
         self.tables_done: set[tuple[str, str]] = set()
-        self.globals = Names(LOCAL_RESERVED | {"annotations", "dataclass", "NamedTuple", "ChainError", "GPU", "LLM", "GPUS", "LLMS", "Solution"})
+        self.globals = Names(MODULE_RESERVED)
         self.row_class = {}
         for t in model.tables.values():
             self.row_class[t.name] = self.globals.take("".join(w.capitalize() for w in self.pynames[model.name][("table", t.name)].split("_")) + "Row")
@@ -633,7 +647,10 @@ class ModuleWriter:
         loop = Scope(lines, INDENT * 2, names, alloc)
         for c in t.columns:
             self.assign(loop, col_local[c.name], c.expr, pr)
-        lines += bracket("rows.append(", [col_local[c.name] for c in t.columns], ")", INDENT * 2, "(", ")")
+        if len(t.columns) == 1:  # a one-element tuple needs its comma: (cost,), not (cost)
+            lines.append(f"{INDENT * 2}rows.append(({col_local[t.columns[0].name]},))")
+        else:
+            lines += bracket("rows.append(", [col_local[c.name] for c in t.columns], ")", INDENT * 2, "(", ")")
         if prev_local:
             order = [c.name for c in t.columns if c.name in prev_local]
             lines.append(f"{INDENT * 2}{', '.join(prev_local[n] for n in order)} = {', '.join(col_local[n] for n in order)}")
@@ -1060,7 +1077,25 @@ def render_module(project, model: Model, options: BuildOptions, numpy: bool = Fa
     return ModuleWriter(project, model, options, numpy).render()
 
 
+def output_names(models: list[Model], numpy: bool) -> dict[str, Model]:
+    """File name -> model, refusing two models that would write the same file (b-mangle and b.mangle are both b_mangle.py)."""
+    out: dict[str, Model] = {}
+    for m in models:
+        name = module_name(m)
+        for file in [f"{name}.py"] + ([f"{name}_np.py"] if numpy else []):
+            other = out.get(file)
+            if other is not None and other is not m:
+                raise PythonBackendError(
+                    f"models '{other.name}' ({other.path}) and '{m.name}' both compile to the Python module {file}",
+                    m.loc,
+                    "module names replace '-' and '.' with '_' (and add _chain to a standard-library name); rename one of the models",
+                )
+            out[file] = m
+    return out
+
+
 def build(project, models: list[Model], fmt: str, options: BuildOptions) -> list[Path]:
+    output_names(models, options.numpy)  # before anything is written
     outputs = []
     for m in models:  # everything first: no partial output on error
         name = module_name(m)
