@@ -143,8 +143,9 @@ class Sheet:
 
 
 def shown(q: Quantity, base_value, digits: int | None = None) -> Shown:
-    value = float(q.to_display(base_value))
-    return Shown(fmt(value, digits), q.unit, value, value < 0)
+    exact = q.to_display(base_value)
+    value = float(exact)
+    return Shown(fmt(exact, digits), q.unit, value, bool(exact < 0))  # fmt of the exact value: 1e400 is not inf
 
 
 def _aggregate_symbol(model: Model, node: AppliedUndef) -> sp.Symbol:
@@ -179,8 +180,8 @@ def _literal(value: sp.Expr, dim, hint: Quantity | None) -> sp.Expr:
     if hint is not None and hint.dim == dim:
         shown_ = Shown(fmt(value / hint.factor), hint.unit, float(value / hint.factor))
     else:
-        num = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{v}" if v != 1 else "") for k, v in sorted(dim.items()) if v > 0]
-        den = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{-v}" if v != -1 else "") for k, v in sorted(dim.items()) if v < 0]
+        num = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{_power(v)}" if v != 1 else "") for k, v in sorted(dim.items()) if v > 0]
+        den = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{_power(-v)}" if v != -1 else "") for k, v in sorted(dim.items()) if v < 0]
         unit = "*".join(num) or "1"
         if den:
             unit += "/" + "/".join(den)
@@ -189,6 +190,11 @@ def _literal(value: sp.Expr, dim, hint: Quantity | None) -> sp.Expr:
     LITERALS[name] = shown_
     sym = sp.Symbol(name, positive=True)
     return sym if sign > 0 else -sym
+
+
+def _power(v) -> str:
+    """A unit's exponent as written: 2, not 2.0 (pint keeps exponents as floats); 1/2 stays 0.5."""
+    return str(int(v)) if float(v) == int(v) else str(v)
 
 
 class _Dims:

@@ -43,6 +43,7 @@ from openpyxl.writer.excel import ExcelWriter
 from sympy.core.function import AppliedUndef
 
 from ..errors import ChaincError
+from ..format import as_float
 from ..ir import Model
 from ..solve import Solution, ask, solve, tear
 from ..sweep import points, run_sweep
@@ -346,8 +347,8 @@ class WorkbookBuilder:
                 return f'<c r="{coord}"{attrs} t="str"><f>{f}</f><v>{esc}</v></c>'
             if v is None:
                 return m.group(0)
-            x = float(v)
-            if not math.isfinite(x):
+            x = as_float(v)  # None: an exact value no double holds (1e400, or a nonzero 1e-400 that would cache as 0)
+            if x is None or not math.isfinite(x):
                 return f'<c r="{coord}"{attrs} t="e"><f>{f}</f><v>#NUM!</v></c>'
             return f'<c r="{coord}"{attrs}><f>{f}</f><v>{repr(x)}</v></c>'
 
@@ -469,7 +470,7 @@ class WorkbookBuilder:
                         cell.fill, cell.font, cell.protection = INPUT_FILL, INPUT_FONT, UNLOCKED
                         cell.number_format = number_format(shown, exact=True)
                     elif n in sol.formulas:
-                        self.formula(ws, r, c, self.print_display(sol.formulas[n], f.factor, refs), float(shown), number_format(shown))
+                        self.formula(ws, r, c, self.print_display(sol.formulas[n], f.factor, refs), shown, number_format(shown))
                     else:
                         self.fixed(ws, r, c, shown, number_format(shown), f"{n} of {e.id} was found numerically when the workbook was built; it does not follow the typed values.")
                 if e.about:
@@ -558,7 +559,7 @@ class WorkbookBuilder:
                 c.number_format = fmt
                 desc = var.description
             else:
-                c = self.formula(ws, row, 2, self.print_display(var.default, var.factor, refs), float(shown), fmt)
+                c = self.formula(ws, row, 2, self.print_display(var.default, var.factor, refs), shown, fmt)
                 sources = sorted({model.params[s.name].source for s in var.default.free_symbols if s.name in model.params})
                 desc = (
                     var.description
@@ -595,7 +596,7 @@ class WorkbookBuilder:
                 self.text(ws, row, 1, key, font=BOLD)
                 self.manifest.cells[(ch, "var", key)] = (ws.title, f"B{row}")
                 if how[0] == "formula":
-                    self.formula(ws, row, 2, self.print_display(how[1], var.factor, refs, functions), float(shown), fmt)
+                    self.formula(ws, row, 2, self.print_display(how[1], var.factor, refs, functions), shown, fmt)
                 else:
                     order = [k for k, _ in computed]
                     resid = ", ".join(f"B{results_first + order.index(k)}" for k in how[2])
@@ -777,7 +778,7 @@ class WorkbookBuilder:
             if q.step:
                 k = sp.floor(expr / q.step) if q.seek == "max" else sp.ceiling(expr / q.step)
                 expr = k * q.step
-            self.formula(ws, row, 2, self.print_display(expr, var.factor, refs), float(shown), fmt)
+            self.formula(ws, row, 2, self.print_display(expr, var.factor, refs), shown, fmt)
             self.long(ws, row, 4, 13, asks)
             return
         cond = q.condition
