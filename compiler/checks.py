@@ -8,7 +8,7 @@ import sympy as sp
 
 from .errors import ChaincError
 from .ir import Check, Model
-from .solve import Evaluator, ask, solve
+from .solve import ask, check_holds, solve
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,7 @@ def run_check(model: Model, check: Check, project, gpu: str | None = None, llm: 
         label = f"{check.question} -> {e.name}" if check.question else e.name
         lines.append(f"{'ok' if good else 'FAIL'}  {label} = {fmt(var.to_display(got))} {var.unit}".rstrip() + f" (expected {e.written})")
     if check.that is not None:
-        ev = Evaluator(model, solution.values)
-        rel = check.that
-        if isinstance(rel, sp.Eq):
-            a, b = ev(rel.lhs), ev(rel.rhs)
-            good = within(a, b, None, sp.Rational(1, 10**9)) or a == b
-        else:
-            good = bool(ev(rel))
+        good = check_holds(model, check, solution.values)
         ok &= good
         lines.append(f"{'ok' if good else 'FAIL'}  {check.that_text}: {'holds' if good else 'does not hold'}")
     return Outcome(check, bool(ok), tuple(lines))

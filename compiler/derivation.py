@@ -23,7 +23,7 @@ from .checks import within
 from .errors import ChaincError
 from .format import fmt
 from .ir import Check, Model, Quantity, Question, Variable
-from .solve import Answer, Evaluator, Solution, ask, solve
+from .solve import Answer, Evaluator, Solution, ask, check_holds, solve
 from .sweep import SweepResult, run_sweep
 
 # --- the structure ----------------------------------------------------------------------------------
@@ -432,12 +432,7 @@ def _check(model: Model, c: Check, project, gpu, llm) -> CheckView:
         expected.append(Expected(label, e.written, shown(var, got), bool(within(got, e.value, e.abs_tol, e.rel_tol))))
     that_ok = None
     if c.that is not None:
-        ev = Evaluator(model, solution.values)
-        if isinstance(c.that, sp.Eq):
-            a_, b_ = ev(c.that.lhs), ev(c.that.rhs)
-            that_ok = bool(within(a_, b_, None, sp.Rational(1, 10**9)) or a_ == b_)
-        else:
-            that_ok = bool(ev(c.that))
+        that_ok = check_holds(model, c, solution.values)
     ok = all(x.ok for x in expected) and that_ok is not False
     return CheckView(c, given, tuple(expected), that_ok, ok)
 

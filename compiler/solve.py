@@ -306,6 +306,8 @@ def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.E
         eq = step.equations[0]
         for name, v in found.items():
             if not finite_real(v):
+                for e in step.equations:  # a zero divisor says more than the infinity it makes
+                    check_guards(model, _equation_guards(model, e), {**ev.subs, **{model.variables[n].sym: x for n, x in found.items()}}, e.loc, _eq_where(e), aggregate=ev._aggregate)
                 expr = step.candidates[0].get(name, eq.residual) if step.candidates else eq.residual
                 raise not_finite(name, v, eq.loc, _eq_where(eq), _involved(model, [expr], ev.subs))
             values[name] = v
@@ -441,7 +443,10 @@ def _numeric(model: Model, step: Step, ev: Evaluator) -> dict[str, sp.Expr]:
                 if not var.domain.integer or x == math.floor(x):
                     raise
                 whole.append(True)  # an integer variable feeds a table's rows: between whole numbers, take the one below
-                return residual([float(math.floor(x))])[0]
+                below = sp.Integer(math.floor(x))
+                if not var.domain.admits(below):
+                    return math.nan  # below the domain (0 for a positive count): undefined, stepped over
+                return residual([below])[0]
 
         x = _root_1d(var, f, residuals[0], ev, whole)
         if whole and x != sp.floor(x):
@@ -715,6 +720,29 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
     if not _admissible(var, value) or not feasible(value):
         raise _infeasible(model, q, var, at(lo if lo is not None and want_max else value))
     return Answer(q, value, boundary if boundary is not None else value, at(value), bsol, how)
+
+
+def check_holds(model: Model, check, values: dict[str, sp.Expr]) -> bool:
+    """A check's `that:` at these values: an equation to 1e-9 relative, a comparison exactly; located errors where it has no value."""
+    ev = Evaluator(model, values)
+    rel = check.that
+    where = f"check: {check.that_text}"
+    try:
+        if isinstance(rel, sp.Eq):
+            a, b = ev(rel.lhs), ev(rel.rhs)
+            for v in (a, b):
+                if not finite_real(v):
+                    raise EvalProblem(f"a comparison with {shown_number(v)}, which is not a finite real number")
+            good = a == b or bool(abs(a - b) <= sp.Rational(1, 10**9) * abs(b))
+        else:
+            result = ev(rel)
+            if result not in (sp.true, sp.false):
+                raise EvalProblem(f"the relation is {result}, neither true nor false")
+            good = result is sp.true
+    except EvalProblem as p:
+        raise located(p, check.loc, where, _involved(model, [rel], ev.subs)) from None
+    check_guards(model, model_guards(model).checks.get(check.index, ()), ev.subs, check.loc, where, aggregate=ev._aggregate)
+    return good
 
 
 _PRECISION = sp.Rational(1, 10 ** (DPS - 6))  # relative agreement that counts as equal where evaluation rounded

@@ -588,7 +588,8 @@ class ModuleWriter:
         hi = "None" if tv.domain.hi is None else pr.code(tv.domain.hi)
         what = f"({literal(tv.name)}, {literal(tv.unit)}, {literal(self.where(eq))})"
         self.helpers.add("_root_1d")
-        scope.lines += bracket(f"{pyn[tears[0]]} = _root_1d", [fn, start, number(tv.factor), literal(tv.domain.kind), lo, hi, what], "", scope.indent)
+        args = [fn, start, number(tv.factor), literal(tv.domain.kind), lo, hi, what] + (["integer=True"] if tv.domain.integer and m.tables else [])
+        scope.lines += bracket(f"{pyn[tears[0]]} = _root_1d", args, "", scope.indent)
         for n, e in defs:
             self.aggregates(scope, m, [e])
             self.assign(scope, pyn[n], e, pr)
@@ -673,6 +674,8 @@ class ModuleWriter:
                 items.append(f"{pyn[n]}: {typ} | None = None")
             else:
                 items.append(f"{pyn[n]}: {typ} = {display_default(var.default / var.factor)}")
+        if items[-1] == "*":  # no keyword arguments: a bare * is a syntax error
+            items.pop()
         return items
 
     def args_doc(self, m: Model, inputs: list[str], given: list[str] = ()) -> list[str]:
@@ -920,6 +923,7 @@ class ModuleWriter:
         strict = rel.startswith("Strict")
         boundary = "_boundary" if b_core is not None else "None"
         call = [boundary, "_feasible", "_infeasible", "_unbounded", literal(q.seek), step, dom_args, f"({edge(lo)}, {edge(hi)})", number(probe), str(numeric), str(strict)]
+        call.append(f"({literal(q.find)}, {dom.integer})")
         if numpy:
             call.append(shape)
         value = alloc.take("value")

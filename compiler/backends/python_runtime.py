@@ -38,6 +38,20 @@ class ChainError(ValueError):
     """No admissible answer: a value outside its domain, no root, or an infeasible question."""
 ''')
 
+_helper("_NotWhole", ("ChainError",))('''
+class _NotWhole(ChainError):
+    """A table's row count is not a whole number (a search may have probed between whole numbers)."""
+''')
+
+_helper("_Jump", ("ChainError",))('''
+class _Jump(ChainError):
+    """A numeric search found a jump, not a root: the sides change sign at `at` without meeting."""
+
+    def __init__(self, message: str, name: str, at: float, whole: bool):
+        super().__init__(message)
+        self.name, self.at, self.whole = name, at, whole
+''')
+
 _helper("_entry", ("ChainError",))('''
 def _entry(kind: str, entries: dict[str, dict[str, float | None]], entry_id: str) -> dict[str, float | None]:
     """The catalog entry `entry_id` of `entries` (GPUS or LLMS)."""
@@ -113,11 +127,11 @@ def _aggregate(kind: str, rows: tuple[tuple[float, ...], ...], column: int, what
     return max(values) if kind == "max" else min(values)
 ''')
 
-_helper("_rows", ("ChainError",))('''
+_helper("_rows", ("ChainError", "_NotWhole"))('''
 def _rows(n: float, table: str, rows_text: str, max_rows: int) -> int:
     """A table's row count, checked: a whole number, at most max_rows."""
     if not (n >= 0 and n % 1 == 0):
-        raise ChainError(f"table '{table}': rows = {rows_text} is {float(n):.6g}, not a whole number; wrap the count in ceil() or floor()")
+        raise (_NotWhole if n > 0 else ChainError)(f"table '{table}': rows = {rows_text} is {float(n):.6g}, not a whole number; wrap the count in ceil() or floor()")
     if n > max_rows:
         raise ChainError(f"table '{table}' would have {int(n)} rows, more than max_rows = {max_rows}; raise max_rows, or check the inputs")
     return int(n)
@@ -125,27 +139,42 @@ def _rows(n: float, table: str, rows_text: str, max_rows: int) -> int:
 
 _helper("_bracket_root", math=True)(rootfind_source())
 
-_helper("_root_1d", ("ChainError", "_bracket_root"), math=True)('''
-def _root_1d(f, start: float | None, factor: float, kind: str, lo: float | None, hi: float | None, what: tuple[str, str, str]) -> float:
-    """compiler.solve's numeric step: _bracket_root over the variable's domain, errors as ChainError."""
+_helper("_root_1d", ("ChainError", "_bracket_root", "_NotWhole", "_Jump"), math=True)('''
+def _root_1d(f, start: float | None, factor: float, kind: str, lo: float | None, hi: float | None, what: tuple[str, str, str], integer: bool = False) -> float:
+    """compiler.solve's numeric step: _bracket_root over the variable's domain, errors as ChainError.
+
+    An integer variable that feeds a table's rows is probed at whole numbers: between
+    two, f takes its value at the one below (as the solver does).
+    """
     name, unit, where = what
+    whole = []
 
     def fx(x: float) -> float:
         try:
             return float(f(x))
+        except _NotWhole:
+            if not integer or x == math.floor(x):
+                raise
+            whole.append(True)
+            below = float(math.floor(x))
+            if below <= 0 and kind == "positive" or below < 0 and kind == "nonnegative" or lo is not None and below < lo:
+                return math.nan  # below the domain (0 for a positive count): undefined, stepped over
+            return fx(below)
         except ChainError:
             raise
         except (ArithmeticError, ValueError, TypeError):
             return math.nan
 
     try:
-        return _bracket_root(fx, start, factor, kind, lo, hi)
+        x = _bracket_root(fx, start, factor, kind, lo, hi)
     except _NoRoot as e:
         if e.jump is None:
             span = f"{e.low / factor:.6g} to {e.high / factor:.6g} {unit}"
             raise ChainError(f"no value of {name} solves {where}; searched {name} from {span} and the two sides never crossed") from None
         at = f"{e.jump / factor:.6g} {unit}"
-        raise ChainError(f"no value of {name} makes {where} hold exactly; the two sides jump past each other at {name} = {at} (a step of ceil, floor or a condition)") from None
+        message = f"no value of {name} makes {where} hold exactly; the two sides jump past each other at {name} = {at} (a step of ceil, floor or a condition)"
+        raise _Jump(message, name, e.jump, bool(whole)) from None
+    return float(math.floor(x)) if whole else x
 ''')
 
 _helper("_side")('''
@@ -175,22 +204,28 @@ def _on(*entries: tuple[str, str]) -> str:
     return " on " + " with ".join(titles) if titles else ""
 ''')
 
-_helper("_ask", ("_admits",), math=True)('''
-def _ask(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, int] | None, domain: tuple, edges: tuple, probe: float, numeric: bool, strict: bool) -> float:
+_helper("_ask", ("_admits", "_Jump", "_NotWhole"), math=True)('''
+def _ask(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, int] | None, domain: tuple, edges: tuple, probe: float, numeric: bool, strict: bool, var: tuple[str, bool]) -> float:
     """compiler.ask on floats, base units: the boundary or the domain's edge, rounded to the step on the safe side.
 
     `edges` are ask's lo and hi (None: open); `probe` is where to test when there is no
     boundary and no edge. ask is exact: at a closed-form boundary (`numeric` false) the
     condition's two sides are equal, so it holds there unless `strict`, and a boundary
     within rounding error of a step or an edge is on it. A numeric boundary is a float
-    in ask too: it is rounded exactly.
+    in ask too: it is rounded exactly. A jump of a step function (ceil, a table's whole
+    rows) is a boundary as well; `var` is the name of the variable asked for and whether
+    it is a whole number.
     """
     lo, hi = edges
+    name, integer = var
     want_max = seek == "max"
     edge = hi if want_max else lo
     try:
         b = boundary() if boundary is not None else math.nan
         b = float(b.real if isinstance(b, complex) else b)
+    except _Jump as e:  # the condition turns at the jump; searched over whole numbers, between k - 1 and k
+        b = (round(e.at) - 0.5 if e.whole else e.at) if e.name == name else math.nan
+        numeric = True
     except (ArithmeticError, ValueError, TypeError):  # the solver finds no admissible boundary
         b = math.nan
     on_b = False  # value is the closed-form boundary
@@ -203,7 +238,16 @@ def _ask(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, 
         value = edge
     else:
         delta = max(abs(b) * 1e-6, step[0] / step[1] / 2 if step else 0)
-        below, above = feasible(b - delta), feasible(b + delta)
+
+        def side(x: float, up: bool) -> bool:  # an integer variable feeding a table's rows is probed at whole numbers
+            try:
+                return feasible(x)
+            except _NotWhole:
+                if not integer:
+                    raise
+                return feasible(math.floor(b) + 1.0 if up else math.ceil(b) - 1.0)
+
+        below, above = side(b - delta, False), side(b + delta, True)
         if not below and not above:
             raise infeasible(b - delta if want_max else b + delta)
         if below and above:
@@ -285,8 +329,10 @@ def _require_np(value, shown, what: str, var: tuple[str, str, bool, str], domain
     raise ChainError(f"{what} {_side(name, shown, unit)} {problem}; {name} is declared {text}")
 ''')
 
-_helper("_ask_np", ("_admits_np",), numpy=True)('''
-def _ask_np(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, int] | None, domain: tuple, edges: tuple, probe: float, numeric: bool, strict: bool, shape: tuple) -> np.ndarray:
+_helper("_ask_np", ("_admits_np", "_Jump", "_NotWhole"), numpy=True)('''
+def _ask_np(
+    boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, int] | None, domain: tuple, edges: tuple, probe: float, numeric: bool, strict: bool, var: tuple[str, bool], shape: tuple
+) -> np.ndarray:
     """compiler.ask element-wise, as _ask: every element takes the path ask takes for it.
 
     Each call of `feasible` tests, per element, a point ask tests or one already tested;
@@ -294,12 +340,23 @@ def _ask_np(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[in
     Any element without an answer raises, naming the first one.
     """
     lo, hi = edges
+    name, integer = var
     want_max = seek == "max"
     edge = hi if want_max else lo
     start = lo if lo is not None else hi if hi is not None else probe
 
     def test(x) -> np.ndarray:
         return np.broadcast_to(np.asarray(feasible(x), dtype=bool), shape)
+
+    def near(x, up: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The points tested just below (above) b, and the outcome; whole numbers where a table's rows need them."""
+        try:
+            return x, test(x)
+        except _NotWhole:
+            if not integer:
+                raise
+            x = np.where(has, np.floor(b) + 1.0 if up else np.ceil(b) - 1.0, start)
+            return x, test(x)
 
     try:
         b = np.broadcast_to(np.asarray(boundary() if boundary is not None else np.nan, dtype=float), shape).copy()
@@ -308,14 +365,16 @@ def _ask_np(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[in
         for i in np.ndindex(shape):
             try:
                 b[i] = float(np.real(boundary(i)))
+            except _Jump as e:  # the condition turns at the jump; searched over whole numbers, between k - 1 and k
+                if e.name == name:
+                    b[i] = round(e.at) - 0.5 if e.whole else e.at
             except (ArithmeticError, ValueError, TypeError):
                 pass
     has = np.isfinite(b)
     b = np.where(has, b, 0.0)
     delta = np.maximum(np.abs(b) * 1e-6, step[0] / step[1] / 2 if step else 0.0)
-    safe = np.where(has, b - delta, start)  # tested for every element
-    below = test(safe)
-    above = test(np.where(has, b + delta, start))
+    safe, below = near(np.where(has, b - delta, start), False)  # safe: tested for every element
+    above = near(np.where(has, b + delta, start), True)[1]
     code = np.zeros(shape, dtype=int)  # 0: an answer; 1: infeasible at `at`; 2-4: unbounded
     at = np.full(shape, np.nan)
     value = np.full(shape, np.nan)
