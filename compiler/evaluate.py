@@ -59,6 +59,21 @@ def too_large(what: str, magnitude: float, digits: int) -> EvalProblem:
 # --- sizes ----------------------------------------------------------------------------------------
 
 
+def to_mpf(x: sp.Expr, dps: int = DPS) -> mpmath.mpf:
+    """x as an mpmath number of dps digits, without str() (Python refuses to print integers of more than 4,300 digits)."""
+    with mpmath.workdps(dps):
+        if x.is_Rational:
+            return mpmath.mpf(int(x.p)) / int(x.q)
+        if x.is_Float:
+            return mpmath.mpf(x._mpf_)
+        return mpmath.mpf(x.evalf(dps)._mpf_)
+
+
+def to_float(x: sp.Expr, dps: int = DPS) -> sp.Float:
+    """x as a SymPy Float of dps digits (see to_mpf)."""
+    return sp.Float(to_mpf(x, dps), dps)
+
+
 def rational_digits(r: sp.Rational) -> float:
     """Decimal digits of numerator and denominator together."""
     return (abs(int(r.p)).bit_length() + int(r.q).bit_length()) * LOG10_2
@@ -87,7 +102,7 @@ def bounded(x: sp.Expr, digits: int) -> sp.Expr:
             mag = log10_abs(x)
             if mag is not None and abs(mag) > digits:
                 raise too_large("a value", mag, digits)
-            return sp.Float(x, DPS)
+            return to_float(x)
     elif x.is_Float:
         mag = log10_abs(x)
         if mag is not None and mag != -math.inf and abs(mag) > digits:
@@ -126,7 +141,7 @@ def power(base: sp.Expr, ex: sp.Expr, digits: int) -> sp.Expr:
         return sp.Pow(base, ex)  # complex
     sign = -1 if base.is_negative and ex.is_integer and int(ex) % 2 else 1
     with mpmath.workdps(DPS + 10):
-        v = mpmath.power(abs(mpmath.mpf(sp.Float(base, DPS + 10)._mpf_)), mpmath.mpf(sp.Float(ex, DPS + 10)._mpf_))
+        v = mpmath.power(abs(to_mpf(base, DPS + 10)), to_mpf(ex, DPS + 10))
     return sign * sp.Float(v, DPS)
 
 
@@ -197,7 +212,7 @@ def evaluate(expr: sp.Basic, subs: dict, aggregate=None) -> sp.Basic:
         hit = subs.get(e)
         if hit is not None:
             return hit
-        if not e.args:
+        if not e.args and not isinstance(e, AppliedUndef):  # an aggregate of a table without inputs has no args
             return e
         hit = memo.get(e)
         if hit is None:

@@ -56,8 +56,10 @@ def sci(x, digits: int = 4) -> str:
     import mpmath
     import sympy as sp
 
+    from .evaluate import to_mpf
+
     with mpmath.workdps(digits + 20):
-        m = mpmath.mpf(x) if isinstance(x, int) else mpmath.mpf(sp.Float(x, digits + 20)._mpf_)
+        m = mpmath.mpf(x) if isinstance(x, int) else to_mpf(sp.sympify(x), digits + 20)
         if m == 0:
             return "0"
         e = int(mpmath.floor(mpmath.log10(abs(m))))

@@ -43,5 +43,7 @@ def value(limit: Limit) -> int:
     except ValueError:
         n = 0
     if n <= 0:
-        raise ArgumentError(f"{limit.env}={raw!r} is not a positive whole number", None, f"{limit.how_to_raise}; the default is {limit.default:,} ({limit.what})")
+        raise ArgumentError(
+            f"{limit.env}={raw!r} is not a positive whole number", None, f"write {limit.env}=<a whole number>, or unset it for the default {limit.default:,}; it bounds the {limit.what}"
+        )
     return n
