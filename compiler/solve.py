@@ -229,7 +229,8 @@ def check_guards(model: Model, found: tuple, subs: dict, loc, where: str, table:
             )
 
 
-def _equation_guards(model: Model, eq: Equation) -> tuple:
+def equation_guards(model: Model, eq: Equation) -> tuple:
+    """The divisions line eq writes (none for an equation a question adds)."""
     if 0 <= eq.index < len(model.equations) and model.equations[eq.index] is eq:
         return model_guards(model).equations.get(eq.index, ())
     return ()
@@ -307,7 +308,7 @@ def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.E
         for name, v in found.items():
             if not finite_real(v):
                 for e in step.equations:  # a zero divisor says more than the infinity it makes
-                    check_guards(model, _equation_guards(model, e), {**ev.subs, **{model.variables[n].sym: x for n, x in found.items()}}, e.loc, _eq_where(e), aggregate=ev._aggregate)
+                    check_guards(model, equation_guards(model, e), {**ev.subs, **{model.variables[n].sym: x for n, x in found.items()}}, e.loc, _eq_where(e), aggregate=ev._aggregate)
                 expr = step.candidates[0].get(name, eq.residual) if step.candidates else eq.residual
                 raise not_finite(name, v, eq.loc, _eq_where(eq), _involved(model, [expr], ev.subs))
             values[name] = v
@@ -316,7 +317,7 @@ def evaluate_plan(plan: Plan, known: dict[str, sp.Expr]) -> tuple[dict[str, sp.E
                 var = model.variables[name]
                 raise SolveError(f"{_show(var, v)} is outside its domain ({var.domain.describe(var)})", eq.loc, f"from line {eq.loc.line}: {eq.text}; check the inputs")
         for e in step.equations:
-            check_guards(model, _equation_guards(model, e), ev.subs, e.loc, _eq_where(e), aggregate=ev._aggregate)
+            check_guards(model, equation_guards(model, e), ev.subs, e.loc, _eq_where(e), aggregate=ev._aggregate)
     return values, numeric, formulas, ev
 
 
@@ -766,12 +767,24 @@ def condition_holds(model: Model, q: Question, values: dict[str, sp.Expr], stric
                 q.loc,
                 "the condition has no value here; check the inputs",
             )
-    if not (lhs.is_Rational and rhs.is_Rational) and lhs != rhs:
-        terms = [ev(t) for side in (q.condition.lhs, q.condition.rhs) for t in sp.Add.make_args(sp.expand(side))] if (lhs - rhs) != 0 else []
-        scale = max([abs(lhs), abs(rhs)] + [abs(t) for t in terms if finite_real(t)])
+    if not (lhs.is_Rational and rhs.is_Rational):  # evaluation rounded: sides equal to within its precision are equal
+        scale = max(abs(lhs), abs(rhs), *_term_sizes(ev, q.condition.lhs), *_term_sizes(ev, q.condition.rhs))
         if abs(lhs - rhs) <= _PRECISION * scale:
-            return not strict  # equal to within the evaluation's precision
+            return not strict
     return bool(q.condition.func(lhs, rhs))
+
+
+def _term_sizes(ev: Evaluator, side: sp.Expr) -> list:
+    """|term| of each term of a sum as written (b - 2 <= 0 compares terms of size 2, not their tiny difference)."""
+    out = []
+    for t in sp.Add.make_args(side):
+        try:
+            v = ev(t)
+        except EvalProblem:
+            continue
+        if finite_real(v):
+            out.append(abs(v))
+    return out
 
 
 def _boundary_text(condition: str) -> str:

@@ -286,7 +286,7 @@ def test_powers_of_printed_values_compile(capsys, tmp_path):
 def modules(tmp_path_factory):
     """The Python modules of the backend cases, built once by `chainc build --format py --numpy`."""
     out = tmp_path_factory.mktemp("py")
-    names = ["rows-question", "builtin-names", "irrational-boundary", "rounded-step", "dataclasses", "typing"]
+    names = ["rows-question", "builtin-names", "irrational-boundary", "rounded-step", "dataclasses", "typing", "cancelled-division", "cancelled-column", "question-division", "untaken-branch"]
     from compiler.cli import main
 
     assert main(["build", *[str(EVAL / f"{n}.yaml") for n in names], "--format", "py", "--numpy", "--out", str(out)]) == 0
@@ -313,6 +313,24 @@ def test_questions_on_rounded_boundaries_agree_with_ask(modules, project):
     with pytest.raises(ValueError, match="no a meets b < 2"):
         irr.largest_strict()
     assert load(modules / "rounded_step.py").largest() == 5
+
+
+def test_modules_refuse_a_cancelled_division(modules):
+    """The solver's check, in generated code: a / a compiles to 1, so the module checks a itself."""
+    for name, call in [
+        ("cancelled_division", lambda m: m.solve()),
+        ("cancelled_division_np", lambda m: m.solve(a=[1, 0])),
+        ("cancelled_column", lambda m: m.solve()),
+        ("question_division", lambda m: m.most()),
+        ("question_division_np", lambda m: m.most(c=[1, 0])),
+    ]:
+        with pytest.raises(ValueError, match="division by zero in "):
+            call(load(modules / f"{name}.py"))
+    assert load(modules / "cancelled_division.py").solve(a=2).b == 1
+    assert load(modules / "cancelled_column.py").solve(width=2).total == 6
+    assert load(modules / "question_division.py").most(c=1) == 2.5
+    s = load(modules / "untaken_branch.py").solve()
+    assert (s.b, s.c) == (0, 7)
 
 
 def test_builtin_names_module_runs(modules, project):

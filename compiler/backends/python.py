@@ -20,7 +20,9 @@ is written). A module imports only the standard library and holds:
   `<finds>_from_<givens>` (`batch_from_tpot(tpot=10.0, *, ...)`, the given value as
   its default), returning the whole `Solution`.
 
-Imported models are computed inside the module; tables compile to a loop over rows,
+A division SymPy cancelled while parsing (`b = a / a` is `b = 1`) is checked as the solver
+checks it: the module raises ChainError("division by zero in line 8: ...") when the divisor
+is zero. Imported models are computed inside the module; tables compile to a loop over rows,
 aggregates to sum/last/max/min/len over them, and numeric steps (no closed form) to a
 bracketed bisection copied from compiler/solve.py's `_root_1d`. Arithmetic is in
 floats, in base units inside: arguments are converted with the exact unit factors.
@@ -51,10 +53,11 @@ from sympy.core.function import AppliedUndef
 
 from .. import __version__
 from ..errors import ChaincError, SolveError
+from ..guards import guards as model_guards
 from ..ir import Equation, Model, Variable
-from ..solve import make_plan, solve, tear
+from ..solve import equation_guards, make_plan, solve, tear
 from . import BuildOptions, write_atomic
-from .python_printer import ExprPrinter, Names, comment, docstring_text, literal, number, scale
+from .python_printer import ADD, AND, ExprPrinter, Names, comment, docstring_text, literal, number, scale
 from .python_runtime import helper_source
 
 LINE = 200
@@ -462,6 +465,9 @@ class ModuleWriter:
         syms = set(t.rows.free_symbols)
         for c in t.columns:
             syms |= c.expr.free_symbols | c.initial.free_symbols
+        g = model_guards(m)
+        for divisor, when in g.rows.get(t.name, ()) + sum((g.columns.get((t.name, c.name), ()) for c in t.columns), ()):
+            syms |= divisor.free_symbols | when.free_symbols  # a cancelled division's divisor is checked in the loop
         out = [v.sym for v in m.variables.values() if v.sym in syms]
         out += [p.sym for p in m.params.values() if p.sym in syms]
         return out
@@ -513,7 +519,32 @@ class ModuleWriter:
             value = shown
         scope.lines += bracket("raise _outside", [a.replace("{value}", value) if a == "{value}" else a for a in args], "", scope.indent + INDENT)
 
+    def division_guards(self, scope: Scope, m: Model, guards: tuple, exprs: list, where: str, numpy: bool, names: dict | None = None) -> None:
+        """The solver's check of a division SymPy cancelled (a / a is 1): `if a == 0: raise ChainError(...)`.
+
+        A division the expression still holds raises ZeroDivisionError (or gives inf in NumPy) by itself.
+        """
+        names = names if names is not None else scope.names
+        for divisor, when in guards:
+            if not cancelled(divisor, exprs) or not all(s in names for s in divisor.free_symbols | when.free_symbols):
+                continue  # kept, or not known here (the solver skips it too)
+            self.aggregates(scope, m, [divisor, when])
+            pr = self.printer(names, numpy)
+            zero = f"{pr.code(divisor, ADD)} == 0"
+            if numpy:
+                test = f"np.any({zero})" if when is sp.true else f"np.any(({pr.code(when)}) & ({zero}))"
+            else:
+                test = zero if when is sp.true else f"{pr.code(when, AND + 1)} and {zero}"
+            self.helpers.add("ChainError")
+            scope.emit(f"if {test}:")
+            scope.lines += bracket("raise ChainError", [literal(f"division by zero in {where}; the divisor {clean_text(str(divisor))} is 0")], "", scope.indent + INDENT)
+
     def step(self, scope: Scope, m: Model, step, numpy: bool) -> None:
+        self._step(scope, m, step, numpy)
+        for eq in step.equations:
+            self.division_guards(scope, m, equation_guards(m, eq), [eq.lhs, eq.rhs], self.where(eq), numpy)
+
+    def _step(self, scope: Scope, m: Model, step, numpy: bool) -> None:
         pr = self.printer(scope.names, numpy)
         pyn = self.pynames[m.name]
         if step.method == "define":
@@ -639,6 +670,8 @@ class ModuleWriter:
         lines = bracket(f"def {name}", [f"{a}: float" for a in args], " -> tuple[tuple[float, ...], ...]:", "")
         lines += doc(f"Table {comment(t.name)} of {comment(m.name)} in base units: one tuple per row ({', '.join(c.name for c in t.columns)}).", INDENT)
         self.helpers.add("_rows")
+        g = model_guards(m)
+        self.division_guards(Scope(lines, INDENT, names, alloc), m, g.rows.get(t.name, ()), [t.rows], f"table '{t.name}': rows = {clean_text(t.rows_text)}", False)
         lines.append(f"{INDENT}n = _rows({pr.code(t.rows)}, {literal(t.name)}, {literal(clean_text(t.rows_text))}, {t.max_rows})")
         lines.append(f"{INDENT}rows = []")
         for c in t.columns:
@@ -648,6 +681,7 @@ class ModuleWriter:
         loop = Scope(lines, INDENT * 2, names, alloc)
         for c in t.columns:
             self.assign(loop, col_local[c.name], c.expr, pr)
+            self.division_guards(loop, m, g.columns.get((t.name, c.name), ()), [c.expr], f"table '{t.name}': {c.name} = {clean_text(c.formula)}", False)
         if len(t.columns) == 1:  # a one-element tuple needs its comma: (cost,), not (cost)
             lines.append(f"{INDENT * 2}rows.append(({col_local[t.columns[0].name]},))")
         else:
@@ -868,6 +902,8 @@ class ModuleWriter:
         scope.emit()
         scope.emit(f"def _feasible(_x: {typ}) -> {'np.ndarray' if numpy else 'bool'}:")
         scope.emit(f"{INDENT}_v = _at(_x)")
+        inner = Scope(scope.lines, scope.indent + INDENT, vnames, scope.alloc)
+        self.division_guards(inner, m, model_guards(m).questions.get(q.name, ()), [q.condition], f"question {q.name}: {clean_text(q.condition_text)}", numpy, vnames)
         scope.emit(f"{INDENT}return {pr.code(q.condition)}")
         # messages: compiler.solve's _infeasible and _unbounded, message then hint
         rel = type(q.condition).__name__
@@ -1057,6 +1093,16 @@ class ModuleWriter:
                 lines.append(f"{INDENT}{pyn[('table', t.name)]}: tuple[{self.row_class[t.name]}, ...] = ()  # table {comment(t.name)}, one record per row")
         out.append(lines)
         return out
+
+
+def cancelled(divisor: sp.Expr, exprs: list) -> bool:
+    """Whether SymPy cancelled a division: no negative power of anything the divisor involves is left in exprs."""
+    syms = divisor.free_symbols
+    for e in exprs:
+        for node in sp.preorder_traversal(e):
+            if isinstance(node, sp.Pow) and node.exp.is_negative and (node.base.free_symbols & syms or node.base == divisor):
+                return False
+    return True
 
 
 def clean_text(text: str) -> str:
