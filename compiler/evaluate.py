@@ -204,9 +204,15 @@ def extremum(func, args: list) -> sp.Expr:
 
 
 def evaluate(expr: sp.Basic, subs: dict, aggregate=None) -> sp.Basic:
-    """expr with subs substituted and evaluated (aggregate(node) computes table aggregates)."""
+    """expr with subs substituted and evaluated (aggregate(node) computes table aggregates).
+
+    In an expression a model wrote (it holds no I, unlike a closed form SymPy solved, such
+    as a cubic's roots), a power or log with no real value is a problem where it happens:
+    abs(sqrt(-4)) is not 2.
+    """
     digits = limit()
     memo: dict = {}
+    real = not expr.has(sp.I)
 
     def ev(e):
         hit = subs.get(e)
@@ -233,7 +239,16 @@ def evaluate(expr: sp.Basic, subs: dict, aggregate=None) -> sp.Basic:
         args = [ev(a) for a in e.args]
         try:
             if isinstance(e, sp.Pow):
-                return power(args[0], args[1], digits)
+                r = power(args[0], args[1], digits)
+                if real and r.is_number and r.has(sp.I):
+                    what = f"sqrt({_short(args[0])})" if args[1] == sp.S.Half else f"{_short(args[0])} ** {_short(args[1])}"
+                    raise EvalProblem(f"{what} has no real value")
+                return r
+            if isinstance(e, sp.log):
+                r = e.func(*args)
+                if real and r.is_number and (r.has(sp.I) or r in (sp.zoo, -sp.oo)):
+                    raise EvalProblem(f"log({_short(args[0])}) has no real value")
+                return r
             if isinstance(e, (sp.Add, sp.Mul)):
                 return bounded(e.func(*args), digits)
             if isinstance(e, (sp.floor, sp.ceiling)):
@@ -294,7 +309,7 @@ def shown(x, digits: int = 6) -> str:
     if x is sp.nan:
         return "NaN (undefined)"
     if x is sp.zoo:
-        return "complex infinity (a division by zero)"
+        return "complex infinity"
     if x in (sp.oo, -sp.oo):
         return "infinity" if x is sp.oo else "-infinity"
     if finite_real(x):

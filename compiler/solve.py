@@ -265,6 +265,7 @@ def run_table(table: Table, ev: Evaluator) -> list[dict[str, sp.Expr]]:
             try:
                 v = exact(evaluate(c.expr, scope))
             except EvalProblem as p:
+                check_guards(model, g.columns.get((table.name, c.name), ()), scope, c.loc or table.loc, cwhere, table)
                 raise located(p, c.loc or table.loc, cwhere, _involved(model, [c.expr], scope, table)) from None
             check_guards(model, g.columns.get((table.name, c.name), ()), scope, c.loc or table.loc, cwhere, table)
             if not v.is_number:
@@ -329,6 +330,7 @@ def _pick(model: Model, step: Step, ev: Evaluator) -> tuple[dict[str, sp.Expr], 
         try:
             return {name: ev(e)}, step.candidates[0]
         except EvalProblem as p:
+            check_guards(model, equation_guards(model, eq), ev.subs, eq.loc, _eq_where(eq), aggregate=ev._aggregate)  # a zero divisor says more
             raise located(p, eq.loc, _eq_where(eq), _involved(model, [e], ev.subs)) from None
     options = []
     for cand in step.candidates:
