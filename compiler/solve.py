@@ -690,7 +690,14 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
         below, above = side(b - delta, False), side(b + delta, True)
         if not below and not above:
             raise _infeasible(model, q, var, at(b - delta if want_max else b + delta))
-        if below and above:
+        turn = None
+        if below and above and numeric:
+            # the search met the condition's two sides where they are equal over a stretch (ceil(x) = 4 from 3 to 4):
+            # the answer is where that stretch ends
+            turn = _turn(feasible, b, want_max, lo, hi, var)
+        if turn is not None:
+            value = b = boundary = turn
+        elif below and above:
             edge = hi if want_max else lo
             if edge is None:
                 raise _unbounded(q, var, f"values on both sides of {_show(var, b)}")
@@ -705,9 +712,10 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
     if q.step and value not in (lo, hi):
         ratio = value / q.step
         k = sp.floor(ratio) if want_max else sp.ceiling(ratio)
-        near = sp.Integer(round(ratio)) if not ratio.is_Rational else None
-        if near is not None and near != k and abs(ratio - near) <= _PRECISION * max(abs(ratio), 1) and feasible(near * q.step):
-            k = near  # the boundary is that step: its last pinned digit fell on the wrong side of it
+        near = sp.Integer(round(ratio))
+        tol = _SEARCH_PRECISION if numeric else _PRECISION
+        if near != k and (numeric or not ratio.is_Rational) and abs(ratio - near) <= tol * max(abs(ratio), 1) and feasible(near * q.step):
+            k = near  # the boundary is that step: its pinned digits (or the search) fell a hair on the wrong side of it
         rounded = k * q.step
         how = f"{'floor' if want_max else 'ceiling'} of the boundary {_num(var.to_display(value))} to steps of {_num(var.to_display(q.step))}"
         if not feasible(rounded):
@@ -749,6 +757,7 @@ def check_holds(model: Model, check, values: dict[str, sp.Expr]) -> bool:
 
 
 _PRECISION = sp.Rational(1, 10 ** (DPS - 6))  # relative agreement that counts as equal where evaluation rounded
+_SEARCH_PRECISION = sp.Rational(1, 10**9)  # how near a step a numeric boundary (bisected to 1e-13) may be on it
 
 
 def condition_holds(model: Model, q: Question, values: dict[str, sp.Expr], strict: bool | None = None) -> bool:
@@ -787,6 +796,46 @@ def _term_sizes(ev: Evaluator, side: sp.Expr) -> list:
         if finite_real(v):
             out.append(abs(v))
     return out
+
+
+def _turn(feasible, b: sp.Expr, up: bool, lo, hi, var: Variable) -> sp.Expr | None:
+    """From a feasible b, the last feasible value before the condition turns, searching up (or down); None if it never does.
+
+    Steps grow geometrically until a value fails (or an edge holds), then bisect to the
+    root finder's tolerance; an integer variable is searched over whole numbers.
+    """
+    whole = var.domain.integer
+    ok, bad = b, None
+    size = abs(b) if b != 0 else sp.Integer(1)  # as the generated _turn does, in base units
+    for k in range(200):
+        y = b + (size * 2**k if up else -size * 2**k)
+        if whole:
+            y = sp.ceiling(y) if up else sp.floor(y)
+        y = min(y, hi) if up and hi is not None else max(y, lo) if not up and lo is not None else y
+        if not up and var.domain.kind != "real" and y <= 0:
+            y = ok / 2 if not whole else ok - 1
+        if y == ok or (whole and y < 1 and var.domain.kind == "positive"):
+            return None  # at the domain's edge, and it holds there: the edge is the answer
+        try:
+            holds = feasible(y)
+        except SolveError:
+            return None  # the model has no value this far out: the search ends here
+        if not holds:
+            bad = y
+            break
+        ok = y
+    if bad is None:
+        return None
+    for _ in range(200):
+        if whole and abs(bad - ok) <= 1 or abs(bad - ok) <= sp.Rational(1, 10**13) * max(abs(ok), abs(bad)):
+            break
+        m = (ok + bad) / 2
+        m = sp.floor(m) if whole else m
+        if feasible(m):
+            ok = m
+        else:
+            bad = m
+    return ok
 
 
 def _boundary_text(condition: str) -> str:

@@ -154,6 +154,18 @@ def test_question_over_a_tables_row_count(capsys, project, budget, batch):
     assert a.value == batch and 5 * batch * (batch + 1) <= budget < 5 * (batch + 1) * (batch + 2)
 
 
+@pytest.mark.parametrize(("target", "prompt"), [(45, 2048), (25, 1024), (10, 512)])
+def test_question_whose_boundary_is_a_jump(capsys, project, target, prompt):
+    """ttft = ceil(prompt / 512 tokens) x 10 ms <= target: the search finds where ceil jumps (it used to say 'no largest prompt')."""
+    code, out, err = run(capsys, "solve", EVAL / "jump-question.yaml", "--question", "longest_whole", "--given", f"target={target}ms")
+    assert code == 0, err
+    assert f"  prompt = {prompt:,} token (floor of the boundary" in out
+    a = ask(project.model(str(EVAL / "jump-question.yaml")), "longest_whole", {"target": f"{target}ms"}, project=project)
+    assert a.value == prompt
+    cont = ask(project.model(str(EVAL / "jump-question.yaml")), "longest", {"target": f"{target}ms"}, project=project)
+    assert prompt * (1 - 1e-11) < cont.value <= prompt  # no step: the jump, a hair inside
+
+
 # --- values beyond float range --------------------------------------------------------------------------
 
 
@@ -290,7 +302,19 @@ def test_powers_of_printed_values_compile(capsys, tmp_path):
 def modules(tmp_path_factory):
     """The Python modules of the backend cases, built once by `chainc build --format py --numpy`."""
     out = tmp_path_factory.mktemp("py")
-    names = ["rows-question", "builtin-names", "irrational-boundary", "rounded-step", "dataclasses", "typing", "cancelled-division", "cancelled-column", "question-division", "untaken-branch"]
+    names = [
+        "rows-question",
+        "builtin-names",
+        "irrational-boundary",
+        "rounded-step",
+        "dataclasses",
+        "typing",
+        "cancelled-division",
+        "cancelled-column",
+        "question-division",
+        "untaken-branch",
+        "jump-question",
+    ]
     from compiler.cli import main
 
     assert main(["build", *[str(EVAL / f"{n}.yaml") for n in names], "--format", "py", "--numpy", "--out", str(out)]) == 0
@@ -317,6 +341,9 @@ def test_questions_on_rounded_boundaries_agree_with_ask(modules, project):
     with pytest.raises(ValueError, match="no a meets b < 2"):
         irr.largest_strict()
     assert load(modules / "rounded_step.py").largest() == 5
+    jump = load(modules / "jump_question.py")
+    assert [jump.longest_whole(target=t) for t in (45, 25, 10)] == [2048, 1024, 512]
+    assert load(modules / "jump_question_np.py").longest_whole(target=[45, 25, 10]).tolist() == [2048, 1024, 512]
 
 
 def test_modules_refuse_a_cancelled_division(modules):

@@ -204,7 +204,48 @@ def _on(*entries: tuple[str, str]) -> str:
     return " on " + " with ".join(titles) if titles else ""
 ''')
 
-_helper("_ask", ("_admits", "_Jump", "_NotWhole"), math=True)('''
+_helper("_turn", math=True)('''
+def _turn(feasible, b: float, up: bool, lo: float | None, hi: float | None, integer: bool, signed: bool) -> float | None:
+    """compiler.solve's _turn: from a feasible b, the last feasible value before the condition turns; None if it never does.
+
+    Steps grow geometrically until a value fails (or an edge holds), then bisect; an
+    integer variable is searched over whole numbers; `signed` is false for a positive
+    or nonnegative variable.
+    """
+    ok, bad = b, None
+    size = abs(b) if b != 0 else 1.0
+    for k in range(200):
+        y = b + (size * 2.0**k if up else -size * 2.0**k)
+        if integer:
+            y = float(math.ceil(y) if up else math.floor(y))
+        y = min(y, hi) if up and hi is not None else max(y, lo) if not up and lo is not None else y
+        if not up and not signed and y <= 0:
+            y = ok / 2 if not integer else ok - 1
+        if y == ok or (integer and y < 1 and not signed):
+            return None  # at the domain's edge, and it holds there: the edge is the answer
+        try:
+            holds = feasible(y)
+        except (ArithmeticError, ValueError, TypeError):
+            return None  # the model has no value this far out: the search ends here
+        if not holds:
+            bad = y
+            break
+        ok = y
+    if bad is None:
+        return None
+    for _ in range(200):
+        if integer and abs(bad - ok) <= 1 or abs(bad - ok) <= 1e-13 * max(abs(ok), abs(bad)):
+            break
+        m = (ok + bad) / 2
+        m = float(math.floor(m)) if integer else m
+        if feasible(m):
+            ok = m
+        else:
+            bad = m
+    return ok
+''')
+
+_helper("_ask", ("_admits", "_Jump", "_NotWhole", "_turn"), math=True)('''
 def _ask(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, int] | None, domain: tuple, edges: tuple, probe: float, numeric: bool, strict: bool, var: tuple[str, bool]) -> float:
     """compiler.ask on floats, base units: the boundary or the domain's edge, rounded to the step on the safe side.
 
@@ -250,6 +291,10 @@ def _ask(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, 
         below, above = side(b - delta, False), side(b + delta, True)
         if not below and not above:
             raise infeasible(b - delta if want_max else b + delta)
+        turn = _turn(feasible, b, want_max, lo, hi, integer, domain[0] == "real") if below and above and numeric else None
+        if turn is not None:  # the sides are equal over a stretch (ceil): the answer is where it ends
+            b = turn
+            below, above = want_max, not want_max
         if below and above:
             if edge is None:
                 raise unbounded("values on both sides of", b)
@@ -269,6 +314,9 @@ def _ask(boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, 
         if numeric:  # floor (or ceiling) of the float itself, exactly
             num, den = value.as_integer_ratio()
             n = (num * q) // (den * p) if want_max else -((-num * q) // (den * p))
+            m = round(value * q / p)
+            if m != n and abs(value * q / p - m) <= 1e-9 * max(1.0, abs(m)) and feasible(m * p / q):
+                n = m  # the search found the boundary a hair on the wrong side of that step
         else:
             k = value * q / p
             n = round(k)
@@ -329,7 +377,7 @@ def _require_np(value, shown, what: str, var: tuple[str, str, bool, str], domain
     raise ChainError(f"{what} {_side(name, shown, unit)} {problem}; {name} is declared {text}")
 ''')
 
-_helper("_ask_np", ("_admits_np", "_Jump", "_NotWhole"), numpy=True)('''
+_helper("_ask_np", ("_admits_np", "_Jump", "_NotWhole", "_turn"), numpy=True)('''
 def _ask_np(
     boundary, feasible, infeasible, unbounded, seek: str, step: tuple[int, int] | None, domain: tuple, edges: tuple, probe: float, numeric: bool, strict: bool, var: tuple[str, bool], shape: tuple
 ) -> np.ndarray:
@@ -375,6 +423,16 @@ def _ask_np(
     delta = np.maximum(np.abs(b) * 1e-6, step[0] / step[1] / 2 if step else 0.0)
     safe, below = near(np.where(has, b - delta, start), False)  # safe: tested for every element
     above = near(np.where(has, b + delta, start), True)[1]
+    both = has & below & above
+    if numeric and np.any(both):  # the sides are equal over a stretch (ceil): the answer is where it ends, element by element
+        below, above = below.copy(), above.copy()
+        for i in np.ndindex(shape):
+            if both[i]:
+                one = np.zeros(shape, dtype=bool)
+                one[i] = True
+                turn = _turn(lambda x, one=one, i=i: bool(test(np.where(one, x, safe))[i]), float(b[i]), want_max, lo, hi, integer, domain[0] == "real")
+                if turn is not None:
+                    b[i], below[i], above[i] = turn, want_max, not want_max
     code = np.zeros(shape, dtype=int)  # 0: an answer; 1: infeasible at `at`; 2-4: unbounded
     at = np.full(shape, np.nan)
     value = np.full(shape, np.nan)
@@ -409,6 +467,10 @@ def _ask_np(
                 if live[i]:
                     num, den = float(value[i]).as_integer_ratio()
                     n[i] = (num * q) // (den * p) if want_max else -((-num * q) // (den * p))
+            m = np.round(np.where(live, value, 0.0) * q / p)
+            near = live & (m != n) & (np.abs(np.where(live, value, 0.0) * q / p - m) <= 1e-9 * np.maximum(1.0, np.abs(m)))
+            if np.any(near):  # the search found the boundary a hair on the wrong side of that step
+                n = np.where(near & test(np.where(near, m * p / q, safe)), m, n)
         else:
             k = np.where(live, value, 0.0) * q / p
             n = np.round(k)
