@@ -154,9 +154,12 @@ def test_question_over_a_tables_row_count(capsys, project, budget, batch):
     assert a.value == batch and 5 * batch * (batch + 1) <= budget < 5 * (batch + 1) * (batch + 2)
 
 
-@pytest.mark.parametrize(("target", "prompt"), [(45, 2048), (25, 1024), (10, 512)])
+@pytest.mark.parametrize(("target", "prompt"), [(45, 2048), (25, 1024), (40, 2048), (30, 1536), (10, 512)])
 def test_question_whose_boundary_is_a_jump(capsys, project, target, prompt):
-    """ttft = ceil(prompt / 512 tokens) x 10 ms <= target: the search finds where ceil jumps (it used to say 'no largest prompt')."""
+    """ttft = ceil(prompt / 512 tokens) x 10 ms <= target: the search finds where ceil jumps (it used to say 'no largest prompt').
+
+    At 40 ms the sides are equal from 1,536 to 2,048 tokens: the answer is where that stretch ends.
+    """
     code, out, err = run(capsys, "solve", EVAL / "jump-question.yaml", "--question", "longest_whole", "--given", f"target={target}ms")
     assert code == 0, err
     assert f"  prompt = {prompt:,} token (floor of the boundary" in out
@@ -342,8 +345,11 @@ def test_questions_on_rounded_boundaries_agree_with_ask(modules, project):
         irr.largest_strict()
     assert load(modules / "rounded_step.py").largest() == 5
     jump = load(modules / "jump_question.py")
-    assert [jump.longest_whole(target=t) for t in (45, 25, 10)] == [2048, 1024, 512]
-    assert load(modules / "jump_question_np.py").longest_whole(target=[45, 25, 10]).tolist() == [2048, 1024, 512]
+    assert [jump.longest_whole(target=t) for t in (45, 25, 40, 30, 10)] == [2048, 1024, 2048, 1536, 512]
+    assert load(modules / "jump_question_np.py").longest_whole(target=[45, 25, 40, 30, 10]).tolist() == [2048, 1024, 2048, 1536, 512]
+    model = project.model(str(EVAL / "jump-question.yaml"))
+    for t in (45, 40):
+        assert jump.longest(target=t) == pytest.approx(float(ask(model, "longest", {"target": f"{t}ms"}, project=project).value / model.variables["prompt"].factor), rel=1e-12)
 
 
 def test_modules_refuse_a_cancelled_division(modules):
