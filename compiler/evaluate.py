@@ -37,9 +37,9 @@ class EvalProblem(SolveError):
     located SolveError instead; should one escape, it is still a chainc error, not a traceback.
     """
 
-    def __init__(self, message: str, hint: str = "", kind: str = "value"):
+    def __init__(self, message: str, hint: str = "", cause: str = "value"):
         super().__init__(message, None, hint)
-        self.kind = kind  # 'value' (undefined, complex, infinite) or 'limit' (too large)
+        self.cause = cause  # 'value' (undefined, complex, infinite) or 'limit' (too large); not `kind`, which render() prints
 
 
 def limit() -> int:
@@ -263,7 +263,9 @@ def evaluate(expr: sp.Basic, subs: dict, aggregate=None) -> sp.Basic:
         except EvalProblem:
             raise
         except MemoryError:
-            raise EvalProblem("ran out of memory computing a value exactly", f"lower {MAX_EXACT_DIGITS.env} (now {digits:,}) so that big values are computed to {DPS} digits", "limit") from None
+            raise EvalProblem(
+                "ran out of memory computing a value exactly", f"lower {MAX_EXACT_DIGITS.env} (now {digits:,}): past it, values are computed to {DPS} digits, or refused", "limit"
+            ) from None
         except (TypeError, ValueError, ArithmeticError) as err:
             raise EvalProblem(f"{type(e).__name__.lower()} has no value here ({_clip(str(err))})") from None
 

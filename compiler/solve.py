@@ -337,7 +337,7 @@ def _pick(model: Model, step: Step, ev: Evaluator) -> tuple[dict[str, sp.Expr], 
         try:
             vals = {n: ev(e) for n, e in cand.items()}
         except EvalProblem as p:
-            if p.kind == "limit":
+            if p.cause == "limit":
                 raise located(p, eq.loc, _eq_where(eq), _involved(model, list(cand.values()), ev.subs)) from None
             continue  # this root has no value here
         reals = {n: real_part(v) for n, v in vals.items()}
@@ -736,24 +736,16 @@ def ask(model: Model, question: str, given: dict[str, object] | None = None, gpu
 def check_holds(model: Model, check, values: dict[str, sp.Expr]) -> bool:
     """A check's `that:` at these values: an equation to 1e-9 relative, a comparison exactly; located errors where it has no value."""
     ev = Evaluator(model, values)
-    rel = check.that
     where = f"check: {check.that_text}"
+    rel = check.that.replace(lambda x: isinstance(x, sp.Eq), lambda x: sp.Le(sp.Abs(x.lhs - x.rhs), sp.Rational(1, 10**9) * sp.Abs(x.rhs)))
     try:
-        if isinstance(rel, sp.Eq):
-            a, b = ev(rel.lhs), ev(rel.rhs)
-            for v in (a, b):
-                if not finite_real(v):
-                    raise EvalProblem(f"a comparison with {shown_number(v)}, which is not a finite real number")
-            good = a == b or bool(abs(a - b) <= sp.Rational(1, 10**9) * abs(b))
-        else:
-            result = ev(rel)
-            if result not in (sp.true, sp.false):
-                raise EvalProblem(f"the relation is {result}, neither true nor false")
-            good = result is sp.true
+        result = ev(rel)
     except EvalProblem as p:
-        raise located(p, check.loc, where, _involved(model, [rel], ev.subs)) from None
+        raise located(p, check.loc, where, _involved(model, [check.that], ev.subs)) from None
+    if result not in (sp.true, sp.false):
+        raise SolveError(f"{where} is {result}, neither true nor false", check.loc, "a check's that: compares numbers the model computes")
     check_guards(model, model_guards(model).checks.get(check.index, ()), ev.subs, check.loc, where, aggregate=ev._aggregate)
-    return good
+    return result is sp.true
 
 
 _PRECISION = sp.Rational(1, 10 ** (DPS - 6))  # relative agreement that counts as equal where evaluation rounded

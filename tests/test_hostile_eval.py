@@ -83,10 +83,12 @@ def test_located_error(capsys, tmp_path, name, command, line, col, message, hint
     assert files_in(out) == []
 
 
+@pytest.mark.parametrize("fmt", ["json", "xlsx", "tex"])
 @pytest.mark.parametrize("name", sorted({c[0] for c in ERRORS if c[1] in ("solve", "check")}))
-def test_build_of_a_model_with_no_value_writes_nothing(capsys, tmp_path, name):
+def test_build_of_a_model_with_no_value_writes_nothing(capsys, tmp_path, name, fmt):
+    """Each backend evaluates the model its own way (the workbook its checks, the sheet its derivation): all report the place."""
     out = tmp_path / "out"
-    code, stdout, stderr = run(capsys, "build", EVAL / name, "--format", "json", "--out", out)
+    code, stdout, stderr = run(capsys, "build", EVAL / name, "--format", fmt, "--out", out)
     assert_no_traceback(stdout, stderr)
     assert code == 2 and stderr.startswith(f"{shown(EVAL / name)}:"), stderr
     assert files_in(out) == []
