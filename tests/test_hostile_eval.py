@@ -171,6 +171,13 @@ def test_question_whose_boundary_is_a_jump(capsys, project, target, prompt):
     assert prompt * (1 - 1e-11) < cont.value <= prompt  # no step: the jump, a hair inside
 
 
+def test_sheet_says_how_a_searched_boundary_was_found(capsys, tmp_path):
+    code, out, err = run(capsys, "build", EVAL / "jump-question.yaml", "--format", "tex", "--out", tmp_path)
+    assert code == 0, err
+    tex = (tmp_path / "jump-question.tex").read_text()
+    assert "No equation gives the boundary" in tex and "no boundary to solve for" not in tex
+
+
 # --- values beyond float range --------------------------------------------------------------------------
 
 
