@@ -56,7 +56,9 @@ ERRORS = [
     ("max-complex.yaml", "solve", 12, 5, "sqrt(-1) has no real value, in line 12: b = max(a, sqrt(c)) (a = 2, c = -1)", HINT_VALUE),
     ("max-infinite.yaml", "solve", 12, 5, "division by zero in line 12: b = max(a, 1 / c) (c = 0)", "the divisor c is 0 here"),
     ("compare-complex.yaml", "solve", 10, 5, "log(-1) has no real value, in line 10: b = if(log(c) > 0, 1, 2) (c = -1)", HINT_VALUE),
-    ("compare-nan.yaml", "solve", 10, 5, "log(0) has no real value, in line 10: b = if(c * log(c) > 0, 1, 2) (c = 0)", HINT_VALUE),
+    ("compare-nan.yaml", "solve", 10, 5, "a comparison with NaN (undefined), which is not a finite real number, in line 10: b = if(exp(c ** -1) > 1, 1, 2) (c = 0)", HINT_VALUE),
+    ("question-infinite.yaml", "solve --question most", 14, 3, "question most: y * c ** -1 <= 5 compares complex infinity, which is not a finite real number (c = 0, y = 2)", "no value here"),
+    ("log-zero.yaml", "solve", 10, 5, "log(0) has no real value, in line 10: b = if(c * log(c) > 0, 1, 2) (c = 0)", HINT_VALUE),
     ("check-nan.yaml", "check", 12, 5, "log(-2) has no real value, in check: log(d) > 0 (d = -2)", HINT_VALUE),
     # 2. a strict condition at an irrational boundary has no largest value, as at a rational one
     ("irrational-boundary.yaml", "solve --question largest_strict", 15, 3, "question largest_strict: no a meets b < 2: at a = 1.41421, b = 2 >= 2", "no a in its domain"),
