@@ -31,7 +31,8 @@ def reports_for(project: Project, names: list[str], options: BuildOptions) -> tu
         model = project.model(name)
         if model not in memo:
             memo[model] = evaluate(model, project.catalog, options.gpu, options.llm, queries=queries, source=project.source, memo=memo)
-        reports.append(memo[model])
+        if memo[model] not in reports:  # a model named twice is built once
+            reports.append(memo[model])
     return reports, catalog_report(project.catalog)
 
 

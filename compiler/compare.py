@@ -7,7 +7,7 @@ from fractions import Fraction
 from . import program as P
 from .numbers import exact
 from .results import Answer, CheckOutcome, Expected, Solution
-from .run import evaluate
+from .run import evaluate, located
 
 REL_EQ = Fraction(1, 10**9)  # `that: a == b` holds to this relative difference
 
@@ -51,7 +51,10 @@ def outcome(check, solution: Solution, answer: Answer | None, that, other: str) 
         got = values[check.question] if check.question else values[e.name]
         label = f"{check.question} -> {e.name}" if check.question else e.name
         expected.append(Expected(e.name, label, e.written, got, within(got, e.value, e.abs_tol, e.rel_tol)))
-    that_ok, sides = relation(that, solution.values) if that is not None else (None, None)
+    try:
+        that_ok, sides = relation(that, solution.values) if that is not None else (None, None)
+    except (ArithmeticError, ValueError, TypeError) as e:  # the relation has no value: a mistake in the model, located
+        raise located(P.Site(check.loc, f"check: {check.that_text}"), e, that, solution.values, solution.program.domains) from None
     ok = all(x.ok for x in expected) and that_ok is not False
     if other:
         return CheckOutcome(check, True, tuple(expected), that_ok, sides, solution, answer, written_for=other)  # a reference, not a failure

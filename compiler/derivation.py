@@ -13,6 +13,7 @@ compiler/backends/latex.py, plain text in `text_lines`) decide how they look.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -22,6 +23,7 @@ from sympy.printing.str import StrPrinter
 from .errors import ChaincError
 from .format import fmt
 from .ir import Check, Model, Quantity, Question, Variable
+from .numbers import display
 from .results import Answer, CheckOutcome, Report, Solution, SweepResult
 from .units import DIMENSIONLESS
 
@@ -142,8 +144,9 @@ class Sheet:
 
 
 def shown(q: Quantity, base_value, digits: int | None = None) -> Shown:
-    value = float(q.to_display(base_value))
-    return Shown(fmt(value, digits), q.unit, value, value < 0)
+    x = display(base_value, q.factor)  # a float, or exact where a float cannot hold it (1e400 is not inf)
+    value = float(x) if isinstance(x, float) else (math.inf if x > 0 else -math.inf) if abs(x) > 1 else 0.0
+    return Shown(fmt(x, digits), q.unit, value, bool(x < 0))
 
 
 def _aggregate_symbol(model: Model, node: AppliedUndef) -> sp.Symbol:
@@ -176,8 +179,8 @@ def _literal(value: sp.Expr, dim, hint: Quantity | None) -> sp.Expr:
     if hint is not None and hint.dim == dim:
         shown_ = Shown(fmt(value / hint.factor), hint.unit, float(value / hint.factor))
     else:
-        num = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{v}" if v != 1 else "") for k, v in sorted(dim.items()) if v > 0]
-        den = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{-v}" if v != -1 else "") for k, v in sorted(dim.items()) if v < 0]
+        num = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{_power(v)}" if v != 1 else "") for k, v in sorted(dim.items()) if v > 0]
+        den = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{_power(-v)}" if v != -1 else "") for k, v in sorted(dim.items()) if v < 0]
         unit = "*".join(num) or "1"
         if den:
             unit += "/" + "/".join(den)
@@ -186,6 +189,11 @@ def _literal(value: sp.Expr, dim, hint: Quantity | None) -> sp.Expr:
     LITERALS[name] = shown_
     sym = sp.Symbol(name, positive=True)
     return sym if sign > 0 else -sym
+
+
+def _power(v) -> str:
+    """A unit's exponent as written: 2, not 2.0 (pint keeps exponents as floats); 1/2 stays 0.5."""
+    return str(int(v)) if float(v) == int(v) else str(v)
 
 
 class _Dims:

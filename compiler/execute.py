@@ -14,13 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from . import bounded as B
 from . import program as P
 from .errors import ArgumentError, SolveError
 from .limits import MAX_EXACT_DIGITS
 from .limits import value as limit_value
 from .numbers import exact
 from .results import Answer, Asking, Rounding, Solution
-from .run import evaluate, runner
+from .run import evaluate, located, runner, shown_values
 from .runtime import values as V
 from .runtime.answer import NoAnswer, answer, no_answer
 
@@ -42,7 +43,7 @@ class Prepared:
 
 def execute(prep: Prepared, given: dict, find: tuple = (), check_domain: bool = True) -> Solution:
     """Run a prepared shape at these givens (base units)."""
-    V.MAX_EXACT_DIGITS = limit_value(MAX_EXACT_DIGITS)
+    B.limit = limit_value(MAX_EXACT_DIGITS)
     m = prep.model
     env = dict(prep.params)
     env.update((n, v) for n, v in prep.defaults.items() if n not in given and n not in find)
@@ -87,9 +88,17 @@ def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None
     def feasible(x) -> bool:
         """The condition at x; a point where the model has no admissible value is not feasible."""
         try:
-            return bool(evaluate(rule.condition, at(x).values))
+            values = at(x).values
         except SolveError:
             return False
+        for div, when in rule.guards:  # a division the condition writes (SymPy may have cancelled it) is by zero: an error, not a no
+            if evaluate(when, values) and evaluate(div, values) == 0:
+                shown = shown_values(P.refs(div), values, rule.at.domains)
+                raise SolveError(f"division by zero in question {q.name}: {q.condition_text}" + (f" ({shown})" if shown else ""), q.loc, f"the divisor {P.text(div)} is 0 here")
+        try:
+            return bool(evaluate(rule.condition, values))
+        except (ArithmeticError, ValueError, TypeError) as e:
+            raise located(P.Site(q.loc, f"question {q.name}: {q.condition_text}"), e, rule.condition, values, rule.at.domains) from None
 
     b = boundary.values[q.find] if boundary is not None else None
     closed = boundary is not None and q.find not in boundary.numeric

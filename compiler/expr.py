@@ -42,6 +42,9 @@ MAX_DIGITS = 400  # a constant with more decimal digits than this is refused, no
 class Term:
     expr: sp.Basic
     dim: Dim | str | None
+    # (divisor, condition under which it divides): every division the text writes, kept because
+    # SymPy may cancel it (a / a is 1), so evaluation can refuse a zero divisor all the same
+    guards: tuple[tuple[sp.Expr, sp.Basic], ...] = ()
 
 
 class Scope(Protocol):
@@ -109,7 +112,7 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
         raise ModelError(f"this expression has no value: {e}", where(1, 0), "look for a division by zero or the square root of a negative number") from None
     if term.expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I):
         raise ModelError("this expression has no finite real value", where(1, 0), "look for a division by zero or the square root of a negative number")
-    return term
+    return Term(term.expr, term.dim, tuple(dict.fromkeys(builder.divisors)))
 
 
 def _check_depth(root: ast.AST, where: Where) -> None:
@@ -151,6 +154,8 @@ def same_dim(a: Dim | str | None, b: Dim | str | None) -> bool:
 class _Builder:
     def __init__(self, text: str, where: Where, scope: Scope):
         self.text, self.where, self.scope = text, where, scope
+        self.divisors: list[tuple[sp.Expr, sp.Basic]] = []  # Term.guards
+        self.branch: list[sp.Basic] = []  # conditions of the if() branches being read
 
     def loc(self, node: ast.AST) -> Loc:
         return self.where(node.lineno, node.col_offset)
@@ -251,6 +256,8 @@ class _Builder:
             return Term(left.expr * right.expr, dim)
         if op is ast.Div:
             dim = ANY if left.dim is ANY else left.dim / (right.dim if right.dim is not ANY else DIMENSIONLESS)
+            if not right.expr.is_number:
+                self.divisors.append((right.expr, sp.And(*self.branch)))
             return Term(left.expr / right.expr, dim)
         if op is ast.Pow:
             return self.power(node, left, right)
@@ -307,7 +314,14 @@ class _Builder:
             return self.aggregate(node, name, node.args[0])
         if name not in FUNCTIONS:
             raise self.fail(node.func, f"unknown function '{name}'", "functions: " + ", ".join(FUNCTIONS) + "; aggregates over tables: " + ", ".join(AGGREGATES))
-        args = [self.visit(a) for a in node.args]
+        if name == "if" and len(node.args) == 3:
+            args = [self.visit(node.args[0])]
+            for arg, when in zip(node.args[1:], (args[0].expr, sp.Not(args[0].expr)) if args[0].dim == BOOL else (sp.true, sp.true)):
+                self.branch.append(when)  # a division inside a branch applies when the branch is taken
+                args.append(self.visit(arg))
+                self.branch.pop()
+        else:
+            args = [self.visit(a) for a in node.args]
         return getattr(self, "call_" + name)(node, args)
 
     def names_table(self, arg: ast.AST) -> bool:

@@ -86,6 +86,7 @@ class Equation:
     rhs: sp.Expr
     loc: Loc
     about: str = ""
+    guards: tuple = ()  # (divisor, condition): every division the text writes, which SymPy may have cancelled (a/a is 1)
 
     @property
     def residual(self) -> sp.Expr:
@@ -98,6 +99,7 @@ class Column(Quantity):
     expr: sp.Expr = sp.Integer(0)
     initial: sp.Expr = sp.Integer(0)  # value of prev.<col> in the first row
     prev: sp.Symbol | None = None
+    guards: tuple = ()  # the formula's divisions, as Equation.guards
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,7 @@ class Question:
     seek: str  # 'max' or 'min'
     step: sp.Rational | None  # rounding grid in base units (None: no rounding)
     loc: Loc
+    guards: tuple = ()  # the condition's divisions, as Equation.guards
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ MAX_EXACT_DIGITS = Limit(
     "max_exact_digits",
     10_000,
     "CHAINC_MAX_EXACT_DIGITS",
-    "digits of an exact number the evaluator computes with",
+    "digits of a number the evaluator computes with (an exact value's digits, any value's decimal exponent)",
     "set the environment variable CHAINC_MAX_EXACT_DIGITS to a larger number of digits",
 )
 
@@ -43,5 +43,7 @@ def value(limit: Limit) -> int:
     except ValueError:
         n = 0
     if n <= 0:
-        raise ArgumentError(f"{limit.env}={raw!r} is not a positive whole number", None, f"{limit.how_to_raise}; the default is {limit.default:,} ({limit.what})")
+        raise ArgumentError(
+            f"{limit.env}={raw!r} is not a positive whole number", None, f"write {limit.env}=<a whole number>, or unset it for the default {limit.default:,}; it bounds the {limit.what}"
+        )
     return n

@@ -216,7 +216,7 @@ class Builder:
             )
         if not (lhs.expr.free_symbols | rhs.expr.free_symbols) & {v.sym for v in self.variables.values()}:
             raise self.fail(kp, f"'{text.strip()}' involves no variable", "an equation relates variables of the model")
-        return Equation(index, text.strip(), lhs.expr, rhs.expr, self.src.loc(kp), about)
+        return Equation(index, text.strip(), lhs.expr, rhs.expr, self.src.loc(kp), about, tuple(dict.fromkeys(lhs.guards + rhs.guards)))
 
     def table(self, name: str, spec: dict, kp: KeyPath) -> Table:
         if name in RESERVED or name in self.variables or keyword.iskeyword(name):
@@ -252,7 +252,7 @@ class Builder:
                     f"column {name}.{cname}: the formula is {dim_str(term.dim)}, the unit {c.unit or '1'} is {dim_str(c.dim)}", self.src.loc(ckp + ("formula",)), "", dim_str(term.dim), dim_str(c.dim)
                 )
             initial = self.quantity(specs[cname]["initial"], ckp + ("initial",), c.unit, c.factor, c.dim, f"initial of {cname}") if "initial" in specs[cname] else sp.Integer(0)
-            built[cname] = _replace(c, expr=term.expr, initial=initial)
+            built[cname] = _replace(c, expr=term.expr, initial=initial, guards=term.guards)
             deps.add_node(cname)
             for other in cols.values():
                 if other.sym in term.expr.free_symbols:
@@ -376,7 +376,7 @@ def _question(b: Builder, name: str, q: dict, kp: KeyPath) -> Question:
         step = b.quantity(q["step"], kp + ("step",), v.unit, v.factor, v.dim, "step")
     elif v.domain.integer:
         step = v.factor
-    return Question(name, q.get("ask", ""), v.name, cond.expr, str(q["such_that"]), q["seek"], step, b.src.loc(kp, key=True))
+    return Question(name, q.get("ask", ""), v.name, cond.expr, str(q["such_that"]), q["seek"], step, b.src.loc(kp, key=True), cond.guards)
 
 
 def _tolerance(b: Builder, spec: Any, kp: KeyPath, unit: str, factor, dim):

@@ -110,7 +110,7 @@ class _Lowerer:
         m = self.model
         columns = []
         for c in table.columns:
-            csite = P.Site(c.loc, f"table {table.name}, column {c.name}: {c.formula}")
+            csite = P.Site(c.loc, f"{c.name} = {c.formula}")
             guards = tuple(P.Guard(expr(d), expr(w), csite) for d, w in getattr(c, "guards", ()))
             columns.append(P.Column(c.name, expr(c.expr), expr(c.initial), csite, guards))
         aggs = tuple((name, a.kind, a.column) for name, a in sorted(m.aggregates.items()) if a.table == table.name)

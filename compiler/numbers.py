@@ -19,6 +19,17 @@ def exact(x) -> Fraction | float:
     return float(x)
 
 
+def display(base, factor):
+    """A base-unit value in a unit: a float, or the exact Fraction when a float cannot hold it (1e400)."""
+    try:
+        x = in_unit(base, factor)
+    except OverflowError:
+        return exact(base) / exact(factor)
+    if x == 0 and base != 0 and not isinstance(base, float):
+        return exact(base) / exact(factor)  # below float range: keep it exact
+    return x
+
+
 def in_unit(base, factor) -> float:
     """A base-unit value divided by a unit's factor, as a float (correctly rounded when both are rational)."""
     if isinstance(base, float):

@@ -222,3 +222,53 @@ def statements(body) -> Iterator:
         yield s
         if isinstance(s, Search):
             yield from statements(s.body)
+
+
+# --- text, for messages -------------------------------------------------------------------------------
+
+_OPS = {"and": " and ", "or": " or "}
+_PREC = {Add: 1, Mul: 2, Pow: 3}
+
+
+def text(e) -> str:
+    """An expression as a model writes it (a / b, not a * b**-1), for messages."""
+    t = type(e)
+    if t is Num:
+        v = e.value
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    if t is Const:
+        return {"E": "e", "I": "i"}.get(e.name, e.name)
+    if t is Ref:
+        return e.name
+    if t is Add:
+        out = ""
+        for k, a in enumerate(sorted(e.args, key=lambda a: type(a) is Num)):  # a - 2, not -2 + a
+            s = _wrap(a, 1)
+            out += s if k == 0 else (f" - {s[1:]}" if s.startswith("-") else f" + {s}")
+        return out
+    if t is Mul:
+        top = [a for a in e.args if not (type(a) is Pow and type(a.exp) is Num and a.exp.value == -1)]
+        bottom = [a.base for a in e.args if a not in top]
+        if top and type(top[0]) is Num and top[0].value == -1:
+            return "-" + text(Mul(tuple(top[1:]) + tuple(Pow(b, Num(Fraction(-1))) for b in bottom))) if len(e.args) > 1 else "-1"
+        num = " * ".join(_wrap(a, 2) for a in top) or "1"
+        return num + "".join(f" / {_wrap(b, 3)}" for b in bottom)
+    if t is Pow:
+        if type(e.exp) is Num and e.exp.value == Fraction(1, 2):
+            return f"sqrt({text(e.base)})"
+        return f"{_wrap(e.base, 4)} ** {_wrap(e.exp, 4)}"
+    if t is Call:
+        return f"{e.fn}({', '.join(text(a) for a in e.args)})"
+    if t is Cmp:
+        return f"{text(e.left)} {e.op} {text(e.right)}"
+    if t is Logic:
+        return f"not {text(e.args[0])}" if e.op == "not" else _OPS[e.op].join(f"({text(a)})" for a in e.args) or ("True" if e.op == "and" else "False")
+    if t is Choice:
+        *pieces, (last, _) = e.pieces
+        return "".join(f"if({text(c)}, {text(v)}, " for v, c in pieces) + text(last) + ")" * len(pieces)
+    return str(e)
+
+
+def _wrap(e, prec: int) -> str:
+    s = text(e)
+    return f"({s})" if _PREC.get(type(e), 9) < prec or (type(e) is Num and e.value < 0 and prec > 1) else s

@@ -14,7 +14,7 @@ from . import program as P
 from .display import Values, short
 from .errors import ChaincError
 from .format import fmt
-from .numbers import exact, in_unit
+from .numbers import display, exact, in_unit
 from .runtime import values as V
 
 if TYPE_CHECKING:  # types only: this module is on the warm path, which imports neither SymPy nor pint
@@ -68,9 +68,10 @@ class Solution(Values):
     formulas: dict = field(default_factory=dict)  # name -> the SymPy closed form that computed it
     notes: tuple[str, ...] = ()  # what a reader must know: several roots, an interval of solutions
 
-    def display(self, name: str) -> float:
+    def display(self, name: str) -> float | Fraction:
+        """A value in its display unit: a float, or exact when a float cannot hold it (fmt() prints both)."""
         q = self.model.quantity(name)
-        return in_unit(self.values[name], q.factor)
+        return display(self.values[name], q.factor)
 
     @property
     def solution(self) -> Solution:
@@ -173,6 +174,7 @@ class Asking:
     step: Fraction | None
     probe: Fraction
     strict: bool
+    guards: tuple = ()  # (divisor, condition) program expressions: the condition's divisions must not be by zero
 
     @property
     def closed(self) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from . import bounded as B
 from . import program as P
 from .errors import SolveError
 from .runtime import values as V
@@ -41,12 +42,12 @@ def _minmax(fn):
 
 
 _CALLS = {
-    "floor": V.floor,
-    "ceil": V.ceil,
+    "floor": math.floor,
+    "ceil": math.ceil,
     "abs": abs,
-    "sqrt": V.sqrt,
-    "exp": V.exp,
-    "log": V.log,
+    "sqrt": B.sqrt,
+    "exp": B.exp,
+    "log": B.log,
     "min": _minmax(min),
     "max": _minmax(max),
     "lambertw": V.lambertw,
@@ -99,7 +100,7 @@ def compile_expr(e: P.Expr) -> Fn:
             n = e.exp.value.numerator
             return lambda env: _small_power(base(env), n)
         ex = compile_expr(e.exp)
-        return lambda env: V.power(base(env), ex(env))
+        return lambda env: B.power(base(env), ex(env))
     if t is P.Call:
         fn = _CALLS[e.fn]
         fs = [compile_expr(a) for a in e.args]
@@ -186,15 +187,64 @@ def _choose(pieces, env):
 # --- statements ---------------------------------------------------------------------------------------
 
 
-def _problem(e: BaseException) -> str:
-    if isinstance(e, ZeroDivisionError):
-        return "divides by zero"
-    if isinstance(e, V.ChainError):
-        return e.message
-    if isinstance(e, OverflowError):
-        return f"overflows ({e})" if str(e) else "overflows"
-    text = str(e)
-    return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+def diagnose(e: P.Expr, env: Env) -> tuple[str, str] | None:
+    """The innermost part of `e` that has no value at env, as (problem, hint): what a person can act on."""
+    if type(e) is P.Choice:  # only the conditions tried and the branch taken are evaluated
+        for value, cond in e.pieces:
+            found = diagnose(cond, env)
+            if found:
+                return found
+            if compile_expr(cond)(env):
+                return diagnose(value, env)
+        return None
+    for child in P.children(e):
+        found = diagnose(child, env)
+        if found:
+            return found
+    try:
+        compile_expr(e)(env)
+    except B.Problem as x:
+        return x.message, x.hint
+    except ZeroDivisionError:
+        bases = [a.base for a in ((e,) if type(e) is P.Pow else e.args if type(e) is P.Mul else ()) if type(a) is P.Pow and type(a.exp) is P.Num and a.exp.value < 0]
+        zero = next((b for b in bases if _quietly(b, env) == 0), None)
+        return "division by zero", f"the divisor {P.text(zero)} is 0 here" if zero is not None else "a divisor is 0 here"
+    except (ValueError, TypeError) as x:
+        return (f"{x}", "check the inputs") if str(x) else ("no value", "check the inputs")
+    except OverflowError:
+        return "a value beyond any computable size", "check the inputs"
+    except _FAILURES as x:
+        return str(x), "check the inputs"
+    return None
+
+
+def _quietly(e, env):
+    try:
+        return compile_expr(e)(env)
+    except _FAILURES:
+        return None
+
+
+def shown_values(names, env: Env, domains: dict) -> str:
+    """'a = 2, c = -1': the variables a statement reads, in their display units."""
+    out = []
+    for n in sorted(names):
+        if n in env and n in domains:
+            d = domains[n]
+            out.append(f"{n} = {B.count(env[n] / d.factor)} {d.unit}".rstrip())
+    return ", ".join(out[:6])
+
+
+def located(site: P.Site, e: BaseException, expr, env: Env, domains: dict, what: str = "") -> SolveError:
+    """A failed evaluation as a located error: the innermost operation that failed, where, and at which values."""
+    found = diagnose(expr, env) if expr is not None else None
+    if found is None:
+        found = (e.message, e.hint) if isinstance(e, V.ChainError) else ("division by zero", "a divisor is 0 here") if isinstance(e, ZeroDivisionError) else (str(e) or "no value", "check the inputs")
+    problem, hint = found
+    values = shown_values(P.refs(expr), env, domains) if expr is not None else ""
+    where = what or site.what
+    sep = " " if problem == "division by zero" else ", "
+    return SolveError(f"{problem}{sep}in {where}" + (f" ({values})" if values else ""), site.loc, hint)
 
 
 def fail(site: P.Site, message: str, hint: str = "", env: Env | None = None, names=()) -> SolveError:
@@ -251,13 +301,13 @@ class Runner:
         return getattr(self, "_" + type(s).__name__.lower())(s)
 
     def _assign(self, s: P.Assign):
-        f, name, names = compile_expr(s.expr), s.name, P.refs(s.expr)
+        f, name = compile_expr(s.expr), s.name
 
         def run(env, state):
             try:
                 env[name] = _value(f(env), name)
             except _FAILURES as e:
-                raise fail(s.site, f"{name} {_problem(e)}" if isinstance(e, V.ChainError) else f"the value of {name} {_problem(e)}", "", env, names) from None
+                raise located(s.site, e, s.expr, env, self.domains) from None
 
         return run
 
@@ -270,7 +320,8 @@ class Runner:
             except _FAILURES:
                 return  # the value itself failed already, or will be reported where it is computed
             if zero:
-                raise fail(s.site, "division by zero", "a divisor the equation writes is zero at the solution", env, names)
+                values = shown_values(names, env, self.domains)
+                raise SolveError(f"division by zero in {s.site.what}" + (f" ({values})" if values else ""), s.site.loc, f"the divisor {P.text(s.divisor)} is 0 here")
 
         return run
 
@@ -328,13 +379,13 @@ class Runner:
             except V.ChainError as e:
                 raise SolveError(e.message, s.site.loc, e.hint) from None
             except _FAILURES as e:
-                raise fail(s.site, f"the row count {_problem(e)}", "", env, P.refs(s.rows)) from None
+                raise located(s.site, e, s.rows, env, self.domains, f"the row count of table '{t}': rows = {s.rows_text}") from None
             scope = dict(env)
             for name, _, init, c, _ in cols:
                 try:
                     scope[prev[name]] = _value(init(env), f"the initial {name}")
                 except _FAILURES as e:
-                    raise fail(c.site, f"the initial value {_problem(e)}") from None
+                    raise located(c.site, e, c.initial, env, self.domains, f"the initial {name} of table '{t}'") from None
             out = []
             use = cols
             if n and invariant:
@@ -350,11 +401,12 @@ class Runner:
                 for name, f, _, c, guards in use:
                     try:
                         v = _value(f(scope), name)
-                        for d, w in guards:
-                            if w(scope) and d(scope) == 0:
-                                raise ZeroDivisionError
                     except _FAILURES as e:
-                        raise fail(c.site, f"row {i}: {name} {_problem(e)}") from None
+                        raise located(c.site, e, c.expr, scope, self.domains, f"table '{t}', row {i}: {c.site.what}") from None
+                    for (d, w), g in zip(guards, c.guards):
+                        if w(scope) and d(scope) == 0:
+                            values = shown_values(P.refs(g.divisor), scope, self.domains)
+                            raise SolveError(f"division by zero in table '{t}', row {i}: {c.site.what}" + (f" ({values})" if values else ""), c.site.loc, f"the divisor {P.text(g.divisor)} is 0 here")
                     scope[keys[name]] = row[name] = v
                 out.append(row)
                 for name in names:

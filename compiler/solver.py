@@ -169,7 +169,8 @@ def asking(model: Model, question: str, given: frozenset = frozenset()) -> Askin
     lo, hi, step = _edges(q, var)
     probe = lo if lo is not None else hi if hi is not None else (exact(var.default) if var.default is not None and var.default.is_number else exact(var.factor))
     strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
-    return Asking(q, lower.expr(q.condition), boundary, at, lo, hi, step, probe, strict)
+    guards = tuple((lower.expr(d), lower.expr(w)) for d, w in q.guards)
+    return Asking(q, lower.expr(q.condition), boundary, at, lo, hi, step, probe, strict, guards)
 
 
 def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:

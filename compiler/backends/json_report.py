@@ -7,20 +7,16 @@ import math
 from pathlib import Path
 
 from ..errors import ChaincError, CheckFailed
-from ..numbers import in_unit
+from ..format import sci
+from ..numbers import display
 from ..results import Answer, CatalogReport, Report, Solution
 from . import BuildOptions, write_atomic
 
 
 def number(q, base) -> float | str:
-    """A value in its display unit; beyond float range, a string in scientific notation (JSON has no Infinity)."""
-    from ..runtime.values import shown
-
-    try:
-        x = in_unit(base, q.factor)
-    except OverflowError:
-        return shown(base)
-    return x if math.isfinite(x) else shown(base)
+    """A value in its display unit; beyond float range, a string of 16 significant figures (JSON has no Infinity)."""
+    x = display(base, q.factor)
+    return x if isinstance(x, float) and math.isfinite(x) else sci(x, 16)
 
 
 def solution_json(solution: Solution, answer: Answer | None = None) -> dict:

@@ -218,6 +218,7 @@ def _question_view(model: Model, q) -> dict:
         "find": _math(symbol_tex(q.variable)),
         "condition": _math(printer.doprint(cond)),
         "steps": [{"tex": step_tex(model, st, "B")} for st in q.steps],
+        "searched": not q.steps and q.rounding.kind != "edge",  # a jump or a stretch of equality, found by searching
         "closed_form": closed,
         "rounding_words": words,
         "rounding": eq,

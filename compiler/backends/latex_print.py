@@ -284,6 +284,17 @@ class SheetPrinter(LatexPrinter):
             return self.names[expr]
         return name_tex(expr.name.replace(".", "_")) if re.fullmatch(r"[A-Za-z0-9_.]+", expr.name) else r"\mathrm{?}"
 
+    def parenthesize_super(self, s):
+        """A base raised to a power: a printed value (\\num{1.000e-05}, \\qty{2}{\\milli\\second}) in parentheses.
+
+        siunitx typesets E notation as 1.000 x 10^{-5}, so a bare ^{2} after it is a double
+        superscript (and after a unit it would square the unit alone); SymPy's own rule
+        braces a base that holds a superscript (x^{*}).
+        """
+        if s.startswith((r"\num{", r"\qty{")):
+            return rf"\left({s}\right)"
+        return super().parenthesize_super(s)
+
     def _print_Function(self, expr, exp=None):
         info = aggregate_info(self.model, expr) if isinstance(expr, AppliedUndef) else None
         if info is None:

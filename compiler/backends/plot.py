@@ -4,6 +4,8 @@ The series are grouped by unit: the reference's unit (TPOT and its target, for
 goodput) gets the lower panel with the reference as a horizontal line; the other
 series (throughput, goodput) share the upper panel. Output is deterministic: no
 dates or software versions in the file, fixed SVG ids, TrueType fonts in PDFs.
+Model text (about lines, names, units) is drawn literally: mathtext is off, so a
+'$' in a sweep's about line prints as a dollar sign.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def figure_bytes(model: Model, result: SweepResult, fmt: str = "pdf") -> bytes:
     lower = [n for n in sweep.show if ref_var is not None and model.variables[n].unit == ref_var.unit]
     upper = [n for n in sweep.show if n not in lower]
     panels = [p for p in (upper, lower) if p]
-    rc = {"svg.hashsalt": "chainc", "svg.fonttype": "path", "pdf.fonttype": 42, "font.size": 9, "axes.titlesize": 10, "path.simplify": False}
+    # text.parse_math off: model text ($ in an about line, a unit) is text, never mathtext to parse
+    rc = {"svg.hashsalt": "chainc", "svg.fonttype": "path", "pdf.fonttype": 42, "font.size": 9, "axes.titlesize": 10, "path.simplify": False, "text.parse_math": False}
     with matplotlib.rc_context(rc):
         fig = Figure(figsize=(6.4, 1.4 + 1.7 * len(panels)), dpi=100, layout="constrained")
         axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]

@@ -241,7 +241,10 @@ def _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_b
         return tpot, tpot_target
 
     def _feasible(x):
-        left, right = _sides(x)
+        try:
+            left, right = _sides(x)
+        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+            return False
         return left <= right
 
     try:
@@ -270,12 +273,16 @@ def _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, w
         raise _failed(e, "tpot", "line 66: tpot = step_bytes / bandwidth / 1[token]") from None
     if not 0 < tpot < math.inf:
         raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 66: tpot = step_bytes / bandwidth / 1[token]")
+    if bandwidth == 0:
+        raise ChainError("division by zero in line 66: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "throughput", "line 68: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
         raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 68: throughput = batch / tpot")
+    if tpot == 0:
+        raise ChainError("division by zero in line 68: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
         raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 69: goodput = if(tpot <= tpot_target, throughput, 0)")
@@ -290,6 +297,8 @@ def _boundary_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, wei
     _options = []
     _options.append((bandwidth * tpot,))
     (step_bytes,) = _pick(_options, "step_bytes", [("positive", None, None)], "line 66: tpot = step_bytes / bandwidth / 1[token]")
+    if bandwidth == 0:
+        raise ChainError("division by zero in line 66: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
     _options = []
     try:
         _options.append(((step_bytes - weight_bytes) / (context * kv_bytes_per_token),))
@@ -302,6 +311,8 @@ def _boundary_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, wei
         raise _failed(e, "throughput", "line 68: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
         raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 68: throughput = batch / tpot")
+    if tpot == 0:
+        raise ChainError("division by zero in line 68: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
         raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 69: goodput = if(tpot <= tpot_target, throughput, 0)")
@@ -452,8 +463,10 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
 def _grid(lo, hi, probe, integer: bool, unit=1, doublings: int = 64) -> list:
     """Points to test, ascending: geometric from the probe point out to the edges, 2^-64 .. 2^64 of it (whole units if integer)."""
     s = abs(probe) if probe else unit
+    if not integer:
+        s = float(s)  # the search is approximate anyway; floats keep generated (and NumPy) code in range
     pts = {probe} if probe is not None else set()
-    for k in range(doublings + 1):
+    for k in range(doublings + 1 if not integer else min(doublings, 62) + 1):
         for x in (s * 2**k, s / 2**k, -s * 2**k, -s / 2**k) if lo is None or lo < 0 else (s * 2**k, s / 2**k):
             pts.add(x)
     pts.add(0 * s)
@@ -510,10 +523,8 @@ def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tu
 
 
 def _holds(feasible, x) -> bool:
-    try:
-        return bool(feasible(x))
-    except (ArithmeticError, ValueError, TypeError):
-        return False
+    """feasible(x) as a bool; feasible itself says False where the model has no admissible value at x."""
+    return bool(feasible(x))
 
 
 def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:

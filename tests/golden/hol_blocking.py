@@ -268,6 +268,8 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
         raise _failed(e, "steps", "line 175: steps = ceil((long_prompt + short_tokens) / budget)") from None
     if not 0 < steps < math.inf:
         raise _outside(steps, 1, "steps", "", "positive integer", "line 175: steps = ceil((long_prompt + short_tokens) / budget)")
+    if budget == 0:
+        raise ChainError("division by zero in line 175: steps = ceil((long_prompt + short_tokens) / budget)", "the divisor budget is 0 here")
     try:
         count_fcfs = _rows(steps, "fcfs", "steps", 1000)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -285,19 +287,23 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
             _t2 = attention_flops_per_pair * (fcfs_long_chunk * fcfs_prev_long_done + fcfs_long_chunk * (1 + fcfs_long_chunk) / 2 + fcfs_short_chunk * (1 + short_prompt) / 2)
             _t1 = _t2 + linear_flops_per_token * (fcfs_long_chunk + fcfs_short_chunk)
             fcfs_step_time = _t1 / achieved_flops
+            if achieved_flops == 0:
+                raise ZeroDivisionError
         except (ArithmeticError, ValueError, TypeError) as e:
             raise _failed_row(
                 e,
                 fcfs_i,
                 "step_time",
-                "table fcfs, column step_time: (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops",
+                "step_time = (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops",
             ) from None
         fcfs_clock = fcfs_prev_clock + fcfs_step_time
         fcfs_long_first_token = fcfs_clock if fcfs_long_done >= long_prompt and fcfs_prev_long_done < long_prompt else 0
         try:
             fcfs_short_first_tokens = fcfs_clock * (-math.floor(fcfs_prev_short_done / short_prompt) + math.floor(fcfs_short_done / short_prompt))
+            if short_prompt == 0:
+                raise ZeroDivisionError
         except (ArithmeticError, ValueError, TypeError) as e:
-            raise _failed_row(e, fcfs_i, "short_first_tokens", "table fcfs, column short_first_tokens: (floor(short_done / short_prompt) - floor(prev.short_done / short_prompt)) * clock") from None
+            raise _failed_row(e, fcfs_i, "short_first_tokens", "short_first_tokens = (floor(short_done / short_prompt) - floor(prev.short_done / short_prompt)) * clock") from None
         fcfs_short_waiting = 1 if fcfs_short_chunk <= 0 else 0
         rows_fcfs.append((fcfs_long_chunk, fcfs_long_done, fcfs_short_chunk, fcfs_short_done, fcfs_step_time, fcfs_clock, fcfs_long_first_token, fcfs_short_first_tokens, fcfs_short_waiting))
         fcfs_prev_long_done = fcfs_long_done
@@ -315,6 +321,8 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
         raise _failed(e, "fcfs_short_ttft", "line 177: fcfs_short_ttft = sum(fcfs.short_first_tokens) / short_count") from None
     if not 0 < fcfs_short_ttft < math.inf:
         raise _outside(fcfs_short_ttft, 1, "fcfs_short_ttft", "s", "positive", "line 177: fcfs_short_ttft = sum(fcfs.short_first_tokens) / short_count")
+    if short_count == 0:
+        raise ChainError("division by zero in line 177: fcfs_short_ttft = sum(fcfs.short_first_tokens) / short_count", "the divisor short_count is 0 here")
     fcfs_long_ttft = sum_fcfs_long_first_token
     if not 0 < fcfs_long_ttft < math.inf:
         raise _outside(fcfs_long_ttft, 1, "fcfs_long_ttft", "s", "positive", "line 178: fcfs_long_ttft = sum(fcfs.long_first_token)")
@@ -335,24 +343,23 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
             _t4 = attention_flops_per_pair * (sorted_long_chunk * sorted_prev_long_done + sorted_long_chunk * (1 + sorted_long_chunk) / 2 + sorted_short_chunk * (1 + short_prompt) / 2)
             _t3 = _t4 + linear_flops_per_token * (sorted_long_chunk + sorted_short_chunk)
             sorted_step_time = _t3 / achieved_flops
+            if achieved_flops == 0:
+                raise ZeroDivisionError
         except (ArithmeticError, ValueError, TypeError) as e:
             raise _failed_row(
                 e,
                 sorted_i,
                 "step_time",
-                "table sorted, column step_time: (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops",
+                "step_time = (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops",
             ) from None
         sorted_clock = sorted_prev_clock + sorted_step_time
         sorted_long_first_token = sorted_clock if long_prompt <= sorted_long_done and long_prompt > sorted_prev_long_done else 0
         try:
             sorted_short_first_tokens = sorted_clock * (-math.floor(sorted_prev_short_done / short_prompt) + math.floor(sorted_short_done / short_prompt))
+            if short_prompt == 0:
+                raise ZeroDivisionError
         except (ArithmeticError, ValueError, TypeError) as e:
-            raise _failed_row(
-                e,
-                sorted_i,
-                "short_first_tokens",
-                "table sorted, column short_first_tokens: (floor(short_done / short_prompt) - floor(prev.short_done / short_prompt)) * clock",
-            ) from None
+            raise _failed_row(e, sorted_i, "short_first_tokens", "short_first_tokens = (floor(short_done / short_prompt) - floor(prev.short_done / short_prompt)) * clock") from None
         rows_sorted.append((sorted_short_chunk, sorted_short_done, sorted_long_chunk, sorted_long_done, sorted_step_time, sorted_clock, sorted_long_first_token, sorted_short_first_tokens))
         sorted_prev_short_done = sorted_short_done
         sorted_prev_long_done = sorted_long_done
@@ -365,6 +372,8 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
         raise _failed(e, "sorted_short_ttft", "line 179: sorted_short_ttft = sum(sorted.short_first_tokens) / short_count") from None
     if not 0 < sorted_short_ttft < math.inf:
         raise _outside(sorted_short_ttft, 1, "sorted_short_ttft", "s", "positive", "line 179: sorted_short_ttft = sum(sorted.short_first_tokens) / short_count")
+    if short_count == 0:
+        raise ChainError("division by zero in line 179: sorted_short_ttft = sum(sorted.short_first_tokens) / short_count", "the divisor short_count is 0 here")
     sorted_long_ttft = sum_sorted_long_first_token
     if not 0 < sorted_long_ttft < math.inf:
         raise _outside(sorted_long_ttft, 1, "sorted_long_ttft", "s", "positive", "line 180: sorted_long_ttft = sum(sorted.long_first_token)")
@@ -377,12 +386,16 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
         raise _failed(e, "fcfs_mean_ttft", "line 182: fcfs_mean_ttft = (fcfs_long_ttft + short_count * fcfs_short_ttft) / (short_count + 1)") from None
     if not 0 < fcfs_mean_ttft < math.inf:
         raise _outside(fcfs_mean_ttft, 1, "fcfs_mean_ttft", "s", "positive", "line 182: fcfs_mean_ttft = (fcfs_long_ttft + short_count * fcfs_short_ttft) / (short_count + 1)")
+    if 1 + short_count == 0:
+        raise ChainError("division by zero in line 182: fcfs_mean_ttft = (fcfs_long_ttft + short_count * fcfs_short_ttft) / (short_count + 1)", "the divisor short_count + 1 is 0 here")
     try:
         sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (1 + short_count)
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "sorted_mean_ttft", "line 183: sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (short_count + 1)") from None
     if not 0 < sorted_mean_ttft < math.inf:
         raise _outside(sorted_mean_ttft, 1, "sorted_mean_ttft", "s", "positive", "line 183: sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (short_count + 1)")
+    if 1 + short_count == 0:
+        raise ChainError("division by zero in line 183: sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (short_count + 1)", "the divisor short_count + 1 is 0 here")
     return (
         achieved_flops,
         short_tokens,
@@ -490,6 +503,8 @@ def _failed(e: BaseException, name: str, where: str) -> ChainError:
 
 def _failed_row(e: BaseException, row: int, name: str, where: str) -> ChainError:
     """The error for a table cell that could not be computed."""
+    if isinstance(e, ZeroDivisionError):
+        return ChainError(f"division by zero in row {row}: {where}", "a divisor is 0 here")
     return ChainError(f"row {row}: {name} {_problem(e)}: {where}", "check the inputs, or the equation's domain")
 
 

@@ -158,6 +158,8 @@ def _solve_littles_law(arrival_rate, output_tokens, tpot, ttft):
         raise _failed(e, "token_rate", "line 52: token_rate = decoding / tpot / 1[request]") from None
     if not 0 < token_rate < math.inf:
         raise _outside(token_rate, 1, "token_rate", "token/s", "positive", "line 52: token_rate = decoding / tpot / 1[request]")
+    if tpot == 0:
+        raise ChainError("division by zero in line 52: token_rate = decoding / tpot / 1[request]", "the divisor tpot is 0 here")
     return (latency, in_system, decoding, token_rate)
 
 
@@ -169,6 +171,8 @@ def _solve_kv_ceiling(in_system, kv_bytes_per_token, latency, pool, tokens_per_r
         raise _failed(e, "pool_tokens", "line 55: pool_tokens = pool / kv_bytes_per_token") from None
     if not 0 < pool_tokens < math.inf:
         raise _outside(pool_tokens, 1, "pool_tokens", "token", "positive", "line 55: pool_tokens = pool / kv_bytes_per_token")
+    if kv_bytes_per_token == 0:
+        raise ChainError("division by zero in line 55: pool_tokens = pool / kv_bytes_per_token", "the divisor kv_bytes_per_token is 0 here")
     kv_in_flight = in_system * kv_bytes_per_token * tokens_per_request
     if not 0 < kv_in_flight < math.inf:
         raise _outside(kv_in_flight, 8000000000, "kv_in_flight", "GB", "positive", "line 56: kv_in_flight = in_system * tokens_per_request * kv_bytes_per_token")
@@ -178,6 +182,11 @@ def _solve_kv_ceiling(in_system, kv_bytes_per_token, latency, pool, tokens_per_r
         raise _failed(e, "max_arrival_rate", "line 57: max_arrival_rate = pool / (tokens_per_request * kv_bytes_per_token * latency)") from None
     if not 0 < max_arrival_rate < math.inf:
         raise _outside(max_arrival_rate, 1, "max_arrival_rate", "request/s", "positive", "line 57: max_arrival_rate = pool / (tokens_per_request * kv_bytes_per_token * latency)")
+    if kv_bytes_per_token * latency * tokens_per_request == 0:
+        raise ChainError(
+            "division by zero in line 57: max_arrival_rate = pool / (tokens_per_request * kv_bytes_per_token * latency)",
+            "the divisor kv_bytes_per_token * latency * tokens_per_request is 0 here",
+        )
     return (pool_tokens, kv_in_flight, max_arrival_rate)
 
 

@@ -86,6 +86,8 @@ def _solve_littles_law(arrival_rate, output_tokens, tpot, ttft):
         raise _failed(e, "token_rate", "line 52: token_rate = decoding / tpot / 1[request]") from None
     if not 0 < token_rate < math.inf:
         raise _outside(token_rate, 1, "token_rate", "token/s", "positive", "line 52: token_rate = decoding / tpot / 1[request]")
+    if tpot == 0:
+        raise ChainError("division by zero in line 52: token_rate = decoding / tpot / 1[request]", "the divisor tpot is 0 here")
     return (latency, in_system, decoding, token_rate)
 
 

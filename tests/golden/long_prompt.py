@@ -291,12 +291,16 @@ def _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, w
         raise _failed(e, "tpot", "line 66: tpot = step_bytes / bandwidth / 1[token]") from None
     if not 0 < tpot < math.inf:
         raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 66: tpot = step_bytes / bandwidth / 1[token]")
+    if bandwidth == 0:
+        raise ChainError("division by zero in line 66: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "throughput", "line 68: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
         raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 68: throughput = batch / tpot")
+    if tpot == 0:
+        raise ChainError("division by zero in line 68: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
         raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 69: goodput = if(tpot <= tpot_target, throughput, 0)")
@@ -317,18 +321,24 @@ def _solve_long_prompt(attention_flops_per_pair, budget, decoders, linear_flops_
         raise _failed(e, "chunks", "line 130: chunks = ceil(prompt_tokens / chunk)") from None
     if not 0 < chunks < math.inf:
         raise _outside(chunks, 1, "chunks", "", "positive integer", "line 130: chunks = ceil(prompt_tokens / chunk)")
+    if chunk == 0:
+        raise ChainError("division by zero in line 130: chunks = ceil(prompt_tokens / chunk)", "the divisor chunk is 0 here")
     try:
         first_linear = budget * linear_flops_per_token / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "first_linear", "line 131: first_linear = linear_flops_per_token * budget / achieved_flops") from None
     if not 0 < first_linear < math.inf:
         raise _outside(first_linear, 0.001, "first_linear", "ms", "positive", "line 131: first_linear = linear_flops_per_token * budget / achieved_flops")
+    if achieved_flops == 0:
+        raise ChainError("division by zero in line 131: first_linear = linear_flops_per_token * budget / achieved_flops", "the divisor achieved_flops is 0 here")
     try:
         first_attention = attention_flops_per_pair * chunk * (1 + chunk) / (2 * achieved_flops)
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "first_attention", "line 132: first_attention = attention_flops_per_pair * chunk * (chunk + 1[token]) / 2 / achieved_flops") from None
     if not 0 < first_attention < math.inf:
         raise _outside(first_attention, 0.001, "first_attention", "ms", "positive", "line 132: first_attention = attention_flops_per_pair * chunk * (chunk + 1[token]) / 2 / achieved_flops")
+    if achieved_flops == 0:
+        raise ChainError("division by zero in line 132: first_attention = attention_flops_per_pair * chunk * (chunk + 1[token]) / 2 / achieved_flops", "the divisor achieved_flops is 0 here")
     first_step = first_attention + first_linear
     if not 0 < first_step < math.inf:
         raise _outside(first_step, 0.001, "first_step", "ms", "positive", "line 133: first_step = first_linear + first_attention")
@@ -338,6 +348,8 @@ def _solve_long_prompt(attention_flops_per_pair, budget, decoders, linear_flops_
         raise _failed(e, "attention_growth", "line 134: attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops") from None
     if not 0 < attention_growth < math.inf:
         raise _outside(attention_growth, 0.001, "attention_growth", "ms", "positive", "line 134: attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops")
+    if achieved_flops == 0:
+        raise ChainError("division by zero in line 134: attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops", "the divisor achieved_flops is 0 here")
     try:
         count_steps = _rows(chunks, "steps", "chunks", 200)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -350,17 +362,16 @@ def _solve_long_prompt(attention_flops_per_pair, budget, decoders, linear_flops_
         steps_done = steps_prefill + steps_prev_done
         try:
             steps_linear = linear_flops_per_token * (steps_prefill + decoders) / achieved_flops
+            if achieved_flops == 0:
+                raise ZeroDivisionError
         except (ArithmeticError, ValueError, TypeError) as e:
-            raise _failed_row(e, steps_i, "linear", "table steps, column linear: linear_flops_per_token * (prefill + decoders * 1[token]) / achieved_flops") from None
+            raise _failed_row(e, steps_i, "linear", "linear = linear_flops_per_token * (prefill + decoders * 1[token]) / achieved_flops") from None
         try:
             steps_attention = attention_flops_per_pair * (steps_prefill * steps_prev_done + steps_prefill * (1 + steps_prefill) / 2) / achieved_flops
+            if achieved_flops == 0:
+                raise ZeroDivisionError
         except (ArithmeticError, ValueError, TypeError) as e:
-            raise _failed_row(
-                e,
-                steps_i,
-                "attention",
-                "table steps, column attention: attention_flops_per_pair * (prefill * (prefill + 1[token]) / 2 + prefill * prev.done) / achieved_flops",
-            ) from None
+            raise _failed_row(e, steps_i, "attention", "attention = attention_flops_per_pair * (prefill * (prefill + 1[token]) / 2 + prefill * prev.done) / achieved_flops") from None
         steps_step_time = steps_attention + steps_linear
         steps_clock = steps_prev_clock + steps_step_time
         rows_steps.append((steps_prefill, steps_done, steps_linear, steps_attention, steps_step_time, steps_clock))
@@ -467,6 +478,8 @@ def _failed(e: BaseException, name: str, where: str) -> ChainError:
 
 def _failed_row(e: BaseException, row: int, name: str, where: str) -> ChainError:
     """The error for a table cell that could not be computed."""
+    if isinstance(e, ZeroDivisionError):
+        return ChainError(f"division by zero in row {row}: {where}", "a divisor is 0 here")
     return ChainError(f"row {row}: {name} {_problem(e)}: {where}", "check the inputs, or the equation's domain")
 
 

@@ -107,7 +107,10 @@ def _ask_max_utilization(p99_target, percentile, service_time, titles):
         return p99_ttft, p99_target
 
     def _feasible(x):
-        left, right = _sides(x)
+        try:
+            left, right = _sides(x)
+        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+            return False
         return left <= right
 
     try:
@@ -139,12 +142,16 @@ def _solve_p99_knee(percentile, service_time, utilization):
         raise _failed(e, "p99_ttft", "line 46: p99_ttft = tail_factor * service_time / (1 - utilization)") from None
     if not 0 < p99_ttft < math.inf:
         raise _outside(p99_ttft, 1, "p99_ttft", "s", "positive", "line 46: p99_ttft = tail_factor * service_time / (1 - utilization)")
+    if 1 - utilization == 0:
+        raise ChainError("division by zero in line 46: p99_ttft = tail_factor * service_time / (1 - utilization)", "the divisor -utilization + 1 is 0 here")
     try:
         slope = 1 / (1 - utilization) ** 2
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "slope", "line 47: slope = 1 / (1 - utilization)**2") from None
     if not 0 < slope < math.inf:
         raise _outside(slope, 1, "slope", "", "positive", "line 47: slope = 1 / (1 - utilization)**2")
+    if (1 - utilization) ** 2 == 0:
+        raise ChainError("division by zero in line 47: slope = 1 / (1 - utilization)**2", "the divisor (-utilization + 1) ** 2 is 0 here")
     return (tail_factor, p99_ttft, slope)
 
 
@@ -165,12 +172,16 @@ def _boundary_max_utilization(p99_target, percentile, service_time):
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
     (utilization,) = _pick(_options, "utilization", [("positive", None, 0.999999)], "line 46: p99_ttft = tail_factor * service_time / (1 - utilization)")
+    if 1 - utilization == 0:
+        raise ChainError("division by zero in line 46: p99_ttft = tail_factor * service_time / (1 - utilization)", "the divisor -utilization + 1 is 0 here")
     try:
         slope = 1 / (1 - utilization) ** 2
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "slope", "line 47: slope = 1 / (1 - utilization)**2") from None
     if not 0 < slope < math.inf:
         raise _outside(slope, 1, "slope", "", "positive", "line 47: slope = 1 / (1 - utilization)**2")
+    if (1 - utilization) ** 2 == 0:
+        raise ChainError("division by zero in line 47: slope = 1 / (1 - utilization)**2", "the divisor (-utilization + 1) ** 2 is 0 here")
     return (tail_factor, p99_ttft, utilization, slope)
 
 
@@ -318,8 +329,10 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
 def _grid(lo, hi, probe, integer: bool, unit=1, doublings: int = 64) -> list:
     """Points to test, ascending: geometric from the probe point out to the edges, 2^-64 .. 2^64 of it (whole units if integer)."""
     s = abs(probe) if probe else unit
+    if not integer:
+        s = float(s)  # the search is approximate anyway; floats keep generated (and NumPy) code in range
     pts = {probe} if probe is not None else set()
-    for k in range(doublings + 1):
+    for k in range(doublings + 1 if not integer else min(doublings, 62) + 1):
         for x in (s * 2**k, s / 2**k, -s * 2**k, -s / 2**k) if lo is None or lo < 0 else (s * 2**k, s / 2**k):
             pts.add(x)
     pts.add(0 * s)
@@ -376,10 +389,8 @@ def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tu
 
 
 def _holds(feasible, x) -> bool:
-    try:
-        return bool(feasible(x))
-    except (ArithmeticError, ValueError, TypeError):
-        return False
+    """feasible(x) as a bool; feasible itself says False where the model has no admissible value at x."""
+    return bool(feasible(x))
 
 
 def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:

@@ -206,6 +206,8 @@ def _solve_swap_recompute(attention_flops_per_pair, context, kv_bytes_per_token,
         raise _failed(e, "swap_time", "line 79: swap_time = swap_bytes_per_token / link_bandwidth") from None
     if not 0 < swap_time < math.inf:
         raise _outside(swap_time, 1e-06, "swap_time", "us/token", "positive", "line 79: swap_time = swap_bytes_per_token / link_bandwidth")
+    if link_bandwidth == 0:
+        raise ChainError("division by zero in line 79: swap_time = swap_bytes_per_token / link_bandwidth", "the divisor link_bandwidth is 0 here")
     recompute_flops_per_token = linear_flops_per_token + attention_flops_per_pair * (1 + context) / 2
     if not 0 < recompute_flops_per_token < math.inf:
         raise _outside(
@@ -222,12 +224,16 @@ def _solve_swap_recompute(attention_flops_per_pair, context, kv_bytes_per_token,
         raise _failed(e, "recompute_time", "line 82: recompute_time = recompute_flops_per_token / achieved_flops") from None
     if not 0 < recompute_time < math.inf:
         raise _outside(recompute_time, 1e-06, "recompute_time", "us/token", "positive", "line 82: recompute_time = recompute_flops_per_token / achieved_flops")
+    if achieved_flops == 0:
+        raise ChainError("division by zero in line 82: recompute_time = recompute_flops_per_token / achieved_flops", "the divisor achieved_flops is 0 here")
     try:
         break_even_bandwidth = swap_bytes_per_token / recompute_time
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "break_even_bandwidth", "line 83: break_even_bandwidth = swap_bytes_per_token / recompute_time") from None
     if not 0 < break_even_bandwidth < math.inf:
         raise _outside(break_even_bandwidth, 8000000000, "break_even_bandwidth", "GB/s", "positive", "line 83: break_even_bandwidth = swap_bytes_per_token / recompute_time")
+    if recompute_time == 0:
+        raise ChainError("division by zero in line 83: break_even_bandwidth = swap_bytes_per_token / recompute_time", "the divisor recompute_time is 0 here")
     return (achieved_flops, swap_bytes_per_token, swap_time, recompute_flops_per_token, recompute_time, break_even_bandwidth)
 
 

@@ -101,12 +101,16 @@ def _solve_tenant_cost(input_a, input_b, input_weight, output_a, output_b, outpu
         raise _failed(e, "cost_ratio", "line 57: cost_ratio = cost_b / cost_a") from None
     if not 0 < cost_ratio < math.inf:
         raise _outside(cost_ratio, 1, "cost_ratio", "", "positive", "line 57: cost_ratio = cost_b / cost_a")
+    if cost_a == 0:
+        raise ChainError("division by zero in line 57: cost_ratio = cost_b / cost_a", "the divisor cost_a is 0 here")
     try:
         round_robin_share_b = cost_b / (cost_a + cost_b)
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "round_robin_share_b", "line 58: round_robin_share_b = cost_b / (cost_a + cost_b)") from None
     if not 0 < round_robin_share_b < math.inf:
         raise _outside(round_robin_share_b, 1, "round_robin_share_b", "", "positive", "line 58: round_robin_share_b = cost_b / (cost_a + cost_b)")
+    if cost_a + cost_b == 0:
+        raise ChainError("division by zero in line 58: round_robin_share_b = cost_b / (cost_a + cost_b)", "the divisor cost_a + cost_b is 0 here")
     return (cost_a, cost_b, cost_ratio, round_robin_share_b)
 
 

@@ -38,6 +38,8 @@ def _failed(e: BaseException, name: str, where: str) -> ChainError:
 
 def _failed_row(e: BaseException, row: int, name: str, where: str) -> ChainError:
     """The error for a table cell that could not be computed."""
+    if isinstance(e, ZeroDivisionError):
+        return ChainError(f"division by zero in row {row}: {where}", "a divisor is 0 here")
     return ChainError(f"row {row}: {name} {_problem(e)}: {where}", "check the inputs, or the equation's domain")
 
 

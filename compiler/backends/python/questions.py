@@ -84,6 +84,7 @@ def question_function(module, fname: str, asking) -> list[str]:
 def _rule_inputs(asking, known: list[str]) -> list[str]:
     """What the rule function takes: the known variables and parameters both programs read."""
     read = set(program_inputs(asking.at)) | (set(program_inputs(asking.boundary)) if asking.boundary is not None else set())
+    read |= set().union(*(P.refs(x) for g in asking.guards for x in g))  # the condition's divisors (cancelled or not)
     return [n for n in asking.at.inputs if n in read and n != asking.question.find and (n in known or n not in asking.at.domains)]
 
 
@@ -106,19 +107,30 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     x = loc[q.find]
     out.nested_def(f"def _sides({x}):")
     sides = [asking.condition.left, asking.condition.right]
-    needed = set().union(*(P.refs(s) for s in sides))
+    needed = set().union(*(P.refs(s) for s in sides), *(P.refs(x) for g in asking.guards for x in g))
     outputs = [*asking.at.outputs, *(f"rows:{t}" for t in asking.at.tables)]
     names = [loc[n] if n in needed else "_" for n in outputs]
     if any(n != "_" for n in names):
         unpack(out, names, at, [loc[n] for n in program_inputs(asking.at)])
     pr = writer_for(numpy).Printer(loc)
+    for div, when in asking.guards:  # a division the condition writes, which SymPy may have cancelled
+        zero = f"{pr.code(div, 6)} == 0"
+        test = zero if when == P.TRUE else f"{pr.code(when, 4)} and {zero}"
+        out.emit(f"if {'np.any(' + test + ')' if numpy else test}:")
+        out.emit(f"{INDENT}raise ZeroDivisionError({literal(P.text(div))})")
     values = [pr.code(s) for s in sides]
     if numpy:  # the rule runs on Python floats, as in the scalar flavour
         values = [v if isinstance(side, P.Num) else f"float({v})" for v, side in zip(values, sides)]
     out.emit(f"return {', '.join(values)}")
     out.end_def()
     out.nested_def("def _feasible(x):")
-    out.emit("left, right = _sides(x)")
+    out.emit("try:")
+    out.emit(f"{INDENT}left, right = _sides(x)")
+    if asking.guards:
+        out.emit("except ZeroDivisionError as e:  # the condition divides by zero: an error, not a no")
+        out.emit(f'{INDENT}raise ChainError({literal(f"division by zero in question {q.name}: {q.condition_text}")}, f"the divisor {{e}} is 0 here") from None')
+    out.emit("except ChainError:  # the model has no admissible value at x: the condition does not hold there")
+    out.emit(f"{INDENT}return False")
     out.emit(f"return {'bool(left ' if numpy else 'left '}{asking.condition.op} right{')' if numpy else ''}")
     out.end_def()
     if asking.boundary is not None:

@@ -74,7 +74,7 @@ class NumpyProgramWriter(ProgramWriter):
         test = zero if s.when == P.TRUE else f"np.logical_and({self.pr.code(s.when)}, {zero})"
         out.emit(f"if np.any({test}):")
         out.push()
-        out.call("raise ChainError", [literal(f"division by zero: {s.site.what}"), literal("a divisor the equation writes is zero at the solution")])
+        out.call("raise ChainError", [literal(f"division by zero in {s.site.what}"), literal(f"the divisor {P.text(s.divisor)} is 0 here")])
         out.pop()
 
     def _print_Pick(self, out: Out, s: P.Pick) -> None:
@@ -123,7 +123,9 @@ class NumpyProgramWriter(ProgramWriter):
                     self.bad(out, test)
                 else:
                     out.emit(f"if np.any({test}):")
-                    out.call(f"{INDENT}raise _failed_row", ["ZeroDivisionError()", index, literal(c.name), literal(c.site.what)])
+                    out.push()
+                    out.call("raise _failed_row", ["ZeroDivisionError()", index, literal(c.name), literal(c.site.what)])
+                    out.pop()
                     self.used.add("_failed_row")
             if self.quiet:
                 self.bad(out, f"(_live & ~np.isfinite({cell}))")
