@@ -1,0 +1,73 @@
+"""Every bound chainc puts on its input, in one table: what it bounds, its default, how to raise it.
+
+A limit stops a small hostile file (nested YAML aliases, a 5,000-digit number) from
+taking minutes or gigabytes. Where a real model could need more, an environment
+variable raises the limit; the error that hits one names it. To add a limit, add a
+row here and read it with ``limit("name")`` where it is enforced; docs/security.md
+lists them all.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .errors import ArgumentError
+
+
+@dataclass(frozen=True)
+class Limit:
+    name: str
+    default: int
+    env: str | None  # the environment variable that overrides the default; None: fixed
+    bounds: str  # what it bounds, as a sentence fragment for messages and docs
+    how: str  # how to live with it, or raise it, for the hint
+
+    def value(self) -> int:
+        """The limit in force: the environment variable's value if set, else the default."""
+        text = os.environ.get(self.env, "").strip() if self.env else ""
+        if not text:
+            return self.default
+        if not text.isdigit() or int(text) < 1:
+            raise ArgumentError(f"{self.env}={text!r} is not a positive whole number", None, f"{self.env} bounds {self.bounds}; unset it for the default, {self.default:,}")
+        return int(text)
+
+
+LIMITS = {
+    limit.name: limit
+    for limit in (
+        # YAML files: a model, a catalog entry, a fields.yaml
+        Limit("yaml_bytes", 1 << 20, "CHAINC_MAX_YAML_BYTES", "the size of one YAML file, in bytes", "a model is a few KB; if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_BYTES=10000000"),
+        Limit(
+            "yaml_nodes",
+            10_000,
+            "CHAINC_MAX_YAML_NODES",
+            "the values in one YAML file, counting every use of an alias (*name) as a full copy",
+            "aliases that repeat aliases multiply (a 'billion laughs' file); if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_NODES=100000",
+        ),
+        Limit(
+            "yaml_depth",
+            100,
+            "CHAINC_MAX_YAML_DEPTH",
+            "how deeply the mappings and lists of one YAML file nest, aliases expanded",
+            "a model nests six levels deep; if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_DEPTH=200 (Python's own recursion limit stops a few hundred levels)",
+        ),
+        # numbers as written, in YAML values, quantities and expressions
+        Limit("number_chars", 400, None, "the characters of one written number", "write big or small quantities with an exponent (1.5e12) or a unit prefix (TB, GFLOP)"),
+        Limit("number_exponent", 300, None, "the decimal exponent of one written number (1e300)", "use a unit prefix (TB, GFLOP, ms) to keep exponents small"),
+        # expressions
+        Limit("expression_chars", 4000, None, "the characters of one expression", "split it into several equations"),
+        Limit("expression_depth", 100, None, "how deeply one expression nests", "split it into several equations with named intermediate variables"),
+        Limit("power_exponent", 1000, None, "a constant exponent in an expression (x**1000)", "rewrite the power, or take a logarithm"),
+        Limit("constant_digits", 400, None, "the decimal digits of a constant an expression computes (10**400)", "use a unit prefix, or a smaller constant"),
+        # tables and sweeps
+        Limit("table_rows", 1000, None, "the rows of one table unless it sets max_rows", "set max_rows: on the table (at most 100,000)"),
+        Limit("table_rows_max", 100_000, None, "the largest max_rows a table may set", "split the simulation into coarser steps"),
+        Limit("sweep_points", 100_000, None, "the points of one sweep", "use a larger step"),
+    )
+}
+
+
+def limit(name: str) -> int:
+    """The value in force of the limit called `name` (a key of LIMITS)."""
+    return LIMITS[name].value()
