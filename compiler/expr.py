@@ -113,6 +113,10 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
         raise ModelError(f"this expression has no value: {e}", where(1, 0), "look for a division by zero or the square root of a negative number") from None
     if term.expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I):
         raise ModelError("this expression has no finite real value", where(1, 0), "look for a division by zero or the square root of a negative number")
+    # each literal and power is bounded, but a product of them is not: 10**300 * 10**300 printed as 'inf'
+    big = max((max(abs(n.p), n.q).bit_length() for n in term.expr.atoms(sp.Rational)), default=0)
+    if big > MAX_DIGITS * 3.33:  # 3.33 bits per decimal digit
+        raise ModelError(f"a constant in this expression has about {int(big / 3.32):,} digits", where(1, 0), f"constants are limited to {MAX_DIGITS} digits; use unit prefixes or smaller factors")
     return term
 
 

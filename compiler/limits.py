@@ -52,6 +52,9 @@ LIMITS = {
             "how deeply the mappings and lists of one YAML file nest, aliases expanded",
             "a model nests six levels deep; if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_DEPTH=200 (Python's own recursion limit stops a few hundred levels)",
         ),
+        # names and units
+        Limit("name_chars", 100, None, "the characters of a name (a variable, a table, a model, a catalog entry)", "use a shorter name"),
+        Limit("unit_chars", 100, None, "the characters of one unit (pint's parser slows down on long ones)", "units are short: ms/token, FLOP/token^2, token/(s*request)"),
         # numbers as written, in YAML values, quantities and expressions
         Limit("number_chars", 400, None, "the characters of one written number", "write big or small quantities with an exponent (1.5e12) or a unit prefix (TB, GFLOP)"),
         Limit("number_exponent", 300, None, "the decimal exponent of one written number (1e300)", "use a unit prefix (TB, GFLOP, ms) to keep exponents small"),

@@ -149,7 +149,7 @@ class Builder:
             try:
                 number, unit = parse_quantity(raw)
             except BadUnit as e:
-                raise self.fail(kp, f"{what}: {e}", LIMITS["number_exponent"].how) from None
+                raise self.fail(kp, f"{what}: {e}", LIMITS["number_chars"].how) from None
             if not unit:
                 return number * factor
             try:
@@ -257,7 +257,7 @@ class Builder:
                 formula=str(cspec["formula"]),
                 prev=sp.Symbol(f"{name}.prev.{cname}", real=True),
             )
-        scope = _TableScope(self, index, cols)
+        scope = _TableScope(self, name, index, cols)
         deps = nx.DiGraph()
         built = {}
         for cname, c in cols.items():
@@ -306,8 +306,8 @@ class Builder:
 class _TableScope:
     """Names inside a column formula: i, prev.<column>, this row's columns, then scalars."""
 
-    def __init__(self, builder: Builder, index: sp.Symbol, cols: dict[str, Column]):
-        self.b, self.index, self.cols = builder, index, cols
+    def __init__(self, builder: Builder, table: str, index: sp.Symbol, cols: dict[str, Column]):
+        self.b, self.table, self.index, self.cols = builder, table, index, cols
 
     def lookup(self, name: str, loc: Loc) -> ex.Term:
         if name == "i":
@@ -325,7 +325,7 @@ class _TableScope:
         raise ModelError("aggregates cannot be used inside a table", loc, "compute the aggregate in a scalar equation")
 
     def is_table(self, name: str) -> bool:
-        return self.b.is_table(name)  # so that sum(t.c) in a column is refused as an aggregate, not misread
+        return name == self.table or self.b.is_table(name)  # so that sum(t.c) in a column is refused as an aggregate
 
 
 def _replace(obj, **changes):

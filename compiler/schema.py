@@ -17,6 +17,8 @@ from .source import Source
 
 IDENT = "^[a-z][a-z0-9_]*$"
 SLUG = "^[a-z0-9][a-z0-9.-]*$"
+_NAME = {"pattern": IDENT, "maxLength": LIMITS["name_chars"].default}  # of variables, tables, ...
+_SLUG = {"type": "string", "pattern": SLUG, "maxLength": LIMITS["name_chars"].default}  # of models and catalog entries: file names
 
 _text = {"type": "string"}
 _number_or_text = {"type": ["number", "string"]}
@@ -80,7 +82,7 @@ TABLE = {
             "maximum": LIMITS["table_rows_max"].default,
             "description": f"Upper bound on rows (default {LIMITS['table_rows'].default}); workbooks lay out this many.",
         },
-        "columns": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": IDENT}, "additionalProperties": COLUMN},
+        "columns": {"type": "object", "minProperties": 1, "propertyNames": _NAME, "additionalProperties": COLUMN},
     },
 }
 
@@ -137,29 +139,29 @@ MODEL_SCHEMA = {
     "additionalProperties": False,
     "required": ["name", "title", "variables", "equations"],
     "properties": {
-        "name": {"type": "string", "pattern": SLUG, "description": "The model's name, as used on the command line (littles-law)."},
+        "name": {**_SLUG, "description": "The model's name, as used on the command line (littles-law)."},
         "title": _text,
         "about": _text,
         "uses": {
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "gpu": {**_text, "pattern": SLUG, "description": "Default GPU from hardware/gpus (h100-sxm); its values are gpu.<field>."},
-                "llm": {**_text, "pattern": SLUG, "description": "Default LLM from hardware/llms (llama-3.1-8b); its values are llm.<field>."},
+                "gpu": {**_SLUG, "description": "Default GPU from hardware/gpus (h100-sxm); its values are gpu.<field>."},
+                "llm": {**_SLUG, "description": "Default LLM from hardware/llms (llama-3.1-8b); its values are llm.<field>."},
                 "models": {
                     "type": "object",
                     "description": "Models this one builds on: {alias: model name}; their solved values are alias.<variable>.",
-                    "propertyNames": {"pattern": IDENT},
-                    "additionalProperties": {"type": "string", "pattern": SLUG},
+                    "propertyNames": _NAME,
+                    "additionalProperties": _SLUG,
                 },
             },
         },
-        "variables": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": IDENT}, "additionalProperties": VARIABLE},
+        "variables": {"type": "object", "minProperties": 1, "propertyNames": _NAME, "additionalProperties": VARIABLE},
         "equations": {"type": "array", "items": EQUATION},
-        "tables": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": TABLE},
-        "questions": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": QUESTION},
+        "tables": {"type": "object", "propertyNames": _NAME, "additionalProperties": TABLE},
+        "questions": {"type": "object", "propertyNames": _NAME, "additionalProperties": QUESTION},
         "checks": {"type": "array", "items": CHECK},
-        "sweeps": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": SWEEP},
+        "sweeps": {"type": "object", "propertyNames": _NAME, "additionalProperties": SWEEP},
     },
 }
 
@@ -170,10 +172,10 @@ CATALOG_SCHEMA = {
     "additionalProperties": False,
     "required": ["id", "title", "values"],
     "properties": {
-        "id": {"type": "string", "pattern": SLUG},
+        "id": _SLUG,
         "title": _text,
         "about": _text,
-        "values": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": {"type": ["number", "string", "null"]}},
+        "values": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": ["number", "string", "null"]}},
         "derived": {"type": "array", "items": _text},
     },
 }
@@ -187,7 +189,7 @@ FIELDS_SCHEMA = {
         "about": _text,
         "fields": {
             "type": "object",
-            "propertyNames": {"pattern": IDENT},
+            "propertyNames": _NAME,
             "additionalProperties": {
                 "type": "object",
                 "additionalProperties": False,
@@ -214,14 +216,21 @@ def validate(src: Source, schema: dict) -> None:
     errors = sorted(validator.iter_errors(src.data), key=lambda e: (src.loc(tuple(e.absolute_path)).line, list(map(str, e.absolute_path))))
     if not errors:
         return
-    err = errors[0]
-    err = _deepest(err)
+    err = _deepest(errors[0])
     path = tuple(err.absolute_path)
     where = shown(".".join(map(str, path))) or "the file"
+    # the key at fault: an unknown one, or a name that breaks the pattern (propertyNames reports the mapping's path)
+    key = _extra_key(err)
+    if key is None and isinstance(err.instance, str) and isinstance(_at(src.data, path), dict) and err.instance in _at(src.data, path):
+        key = err.instance
     message, hint = _explain(err, where)
-    key = err.validator == "additionalProperties" or err.validator == "propertyNames"
-    loc = src.loc(path + (_extra_key(err),), key=True) if key and _extra_key(err) else src.loc(path)
-    raise ModelError(message, loc, hint)
+    raise ModelError(message, src.loc(path + (key,), key=True) if key is not None else src.loc(path), hint)
+
+
+def _at(data, path: tuple):
+    for k in path:
+        data = data[k]
+    return data
 
 
 def _deepest(err: jsonschema.ValidationError) -> jsonschema.ValidationError:
@@ -261,6 +270,8 @@ def _explain(err: jsonschema.ValidationError, where: str) -> tuple[str, str]:
         return f"{where}: {err.message}", "see docs/model-format.md"
     if err.validator == "pattern" or err.validator == "propertyNames":
         return f"'{shown(err.instance)}' is not a valid name in {where}", "names are lower case letters, digits and '_', starting with a letter"
+    if err.validator == "maxLength":
+        return f"{where}: '{shown(err.instance)}' is longer than {err.validator_value} characters", "use a shorter name"
     if err.validator == "enum":
         choices = ", ".join(map(str, err.validator_value))
         return f"{where}: '{shown(err.instance)}' is not one of {choices}", f"write one of: {choices}"

@@ -108,12 +108,13 @@ def read_text(path: str) -> str:
         good = data[start : start + e.start].decode(encoding)
         shown = data[start:].decode(encoding, errors="replace")
         src = Source(path, _BREAKS.split(shown), None)
-        bad = data[start + e.start : start + min(e.end, e.start + 4)].hex(" ")
+        bad = data[start + e.start : start + max(e.end, e.start + 1)]
+        bad = ("byte " if len(bad) == 1 else "bytes ") + bad[:4].hex(" ")
         name = "UTF-8" if encoding == "utf-8" else encoding.upper()
         hint = "save the file as UTF-8 (most editors offer it under 'Save as' or 'Encoding')"
         if encoding == "utf-8" and data[start + e.start] == 0xED:
             hint = "these bytes are a surrogate encoded as UTF-8 (CESU-8 or a broken UTF-16 conversion): " + hint
-        raise ModelError(f"the file is not {name} text: bytes {bad} cannot be read", src.at_index(good, len(good)), hint) from None
+        raise ModelError(f"the file is not {name} text: {bad} cannot be read", src.at_index(good, len(good)), hint) from None
 
 
 def _check_printable(text: str, src: Source) -> None:
@@ -220,11 +221,14 @@ def load_yaml(path: str | Path, text: str | None = None) -> Source:
         elif "undefined alias" in problem:
             hint = "an alias (*name) repeats a value marked &name earlier in the file"
         elif "another document" in problem:
+            problem = "the file holds more than one YAML document"
             hint = "a model file holds one YAML document: remove the '---' line and what follows, or the second part"
         raise ModelError(problem, loc, hint) from None
     except RecursionError:  # only when CHAINC_MAX_YAML_DEPTH is raised past what Python can recurse
         mark = loader.get_mark()
-        raise _too_deep(src, (mark.line + 1, mark.column + 1)) from None
+        env = LIMITS["yaml_depth"].env
+        hint = f"Python's recursion limit stops a few hundred levels down, below {env}={limit('yaml_depth'):,}: nest the data less"
+        raise ModelError("the file nests too deeply for Python to read", src.at(mark.line + 1, mark.column + 1), hint) from None
     except ChaincError:
         raise
     except (yaml.YAMLError, ValueError) as e:  # pragma: no cover - the walk refuses what construction cannot read

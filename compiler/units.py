@@ -38,6 +38,8 @@ def parse_unit(text: str) -> tuple[pint.Unit, sp.Rational, Dim]:
     text = text.strip()
     if text in ("", "1", "dimensionless"):
         return ureg.dimensionless, sp.Integer(1), DIMENSIONLESS
+    if len(text) > LIMITS["unit_chars"].default:  # pint takes minutes over a 100 KB unit name
+        raise BadUnit(f"'{text[:40]}...' is not a unit: units are at most {LIMITS['unit_chars'].default} characters")
     if not re.fullmatch(r"[A-Za-zµμ%_0-9 */^().\-]+", text) or re.search(r"\d{3}|\d\s*(\*\*|\^)|[*^]\s*\(", text):
         raise BadUnit(f"'{text}' is not a unit")  # numbers in units are small exponents: FLOP/token^2
     try:
