@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
 import time
 from pathlib import Path
 
@@ -389,13 +388,16 @@ def mutate(data: bytes, edits) -> bytes:
     return bytes(out)
 
 
-_FILES = Path(tempfile.mkdtemp(prefix="chainc-fuzz-"))  # one folder for the session; each model keeps its file name
+@pytest.fixture(scope="module")
+def mutants(tmp_path_factory) -> Path:
+    """One folder for every example: each mutant keeps its model's file name (the name: key must match it)."""
+    return tmp_path_factory.mktemp("mutants")
 
 
 @FUZZ
 @given(model=st.sampled_from(MODELS), edits=st.lists(EDIT, min_size=1, max_size=4))
-def test_mutated_models(project, fuzz_clock, model, edits):
-    path = _FILES / model.name
+def test_mutated_models(project, mutants, fuzz_clock, model, edits):
+    path = mutants / model.name
     path.write_bytes(mutate(model.read_bytes(), edits))
     timed("test_mutated_models", f"{model.name} {edits}", lambda: load_and_solve(project, str(path)))
 
