@@ -278,7 +278,7 @@ class _Walk:
                 if not isinstance(knode, yaml.ScalarNode):
                     raise ModelError("a mapping key must be plain text, not a list or a mapping", self.src.at(*_mark_of(knode)), "write keys as names, such as batch:")
                 self.tag(knode)
-                key = self.text(knode)
+                key = self.text(knode, key=True)
                 if key in seen:
                     raise ModelError(f"duplicate key '{key}'", self.src.at(*_mark_of(knode)), "each key may appear once in a mapping")
                 seen.add(key)
@@ -300,8 +300,8 @@ class _Walk:
             mark = node.start_mark  # where the tag is written
             raise ModelError(f"YAML tag refused: {tag}", self.src.at(mark.line + 1, mark.column + 1), "chainc reads plain YAML only: remove the '!!' tag")
 
-    def text(self, node: yaml.ScalarNode) -> str:
-        """A scalar's text, once its escapes are known to make characters and its tag fits it."""
+    def text(self, node: yaml.ScalarNode, key: bool = False) -> str:
+        """A scalar's text, once its escapes are known to make characters and its tag fits it (keys stay text)."""
         loc = self.src.at(*_mark_of(node))
         text = node.value
         if _SURROGATE.search(text):
@@ -310,7 +310,7 @@ class _Walk:
             if m:
                 hint = "write the character itself, or an escaped pair (\\ud83d\\ude00) that makes one"
                 raise ModelError(f"this text holds a lone surrogate ({_codepoint(m.group())}), which is not a character", loc, hint)
-        if node.tag in _PLAIN:
+        if node.tag in _PLAIN and not key:
             if not _PLAIN[node.tag][0].fullmatch(text):  # an explicit !!int or !!float on other text
                 kind = {_INT: "a whole number", _FLOAT: "a number", _BOOL: "true or false", _NULL: "null"}[node.tag]
                 hint = "write true or false" if node.tag == _BOOL else "write null, or drop the '!!' tag" if node.tag == _NULL else "write numbers in decimal, such as 16 or 0.5, or drop the '!!' tag"
