@@ -42,7 +42,9 @@ def digest(path: Path) -> str | None:
 
 
 def key(*parts) -> str:
-    text = json.dumps([__version__, FORMAT, *parts], sort_keys=True, default=str)
+    """The key of an entry: chainc's version, the limits in force (they change what loads), and the command's shape."""
+    limits = sorted((k, v) for k, v in os.environ.items() if k.startswith("CHAINC_MAX_"))
+    text = json.dumps([__version__, FORMAT, limits, *parts], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -7,7 +7,17 @@ callers can catch ``ValueError`` without knowing chainc.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
+
+# a control character would act on the terminal (ESC starts an escape sequence) and a lone
+# surrogate (an undecodable byte of a file name or an argument) cannot be encoded: render escapes them
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Text as a terminal should show it: control characters and lone surrogates as escapes (\\x1b, \\udcff)."""
+    return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
 @dataclass(frozen=True)
@@ -47,7 +57,7 @@ class ChaincError(Exception):
             lines.append("    " + " " * max(self.loc.col - 1, 0) + "^")
         if self.hint:
             lines.append(f"hint: {self.hint}")
-        return "\n".join(lines)
+        return "\n".join(printable(line) for line in lines)
 
 
 class ModelError(ChaincError, ValueError):

@@ -27,15 +27,19 @@ from typing import Protocol
 import sympy as sp
 
 from .errors import Loc, ModelError, UnitError
+from .limits import LIMITS
 from .units import DIMENSIONLESS, BadUnit, Dim, dim_str, parse_unit
 
 BOOL = "bool"  # the "dimension" of a condition
 ANY = None  # the dimension of a literal zero: it matches every dimension
 
-MAX_TEXT = 4000
-MAX_EXPONENT = 1000
-MAX_DEPTH = 100  # nesting of the syntax tree; deeper is surely not a formula a person wrote
-MAX_DIGITS = 400  # a constant with more decimal digits than this is refused, not computed
+# fixed limits (compiler/limits.py says what each bounds)
+MAX_TEXT = LIMITS["expression_chars"].default
+MAX_EXPONENT = LIMITS["power_exponent"].default
+MAX_DEPTH = LIMITS["expression_depth"].default  # nesting of the syntax tree; deeper is surely not a formula a person wrote
+MAX_DIGITS = LIMITS["constant_digits"].default  # a constant with more decimal digits than this is refused, not computed
+MAX_NUMBER = LIMITS["number_chars"].default  # characters of a written number
+MAX_POWER_OF_TEN = LIMITS["number_exponent"].default  # 1e300
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,8 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
         with warnings.catch_warnings():  # Python's own warnings ("invalid decimal literal") are not for our users
             warnings.simplefilter("ignore", SyntaxWarning)
             tree = ast.parse(text, mode="eval")
+    except ValueError:  # Python's parser refuses NULs and lone surrogates with ValueError (load_yaml refuses them first)
+        raise ModelError("the expression holds a character that is not text", where(1, 0), "remove control characters from the formula") from None
     except (SyntaxError, RecursionError, MemoryError) as e:
         line, col = (e.lineno or 1, max((e.offset or 1) - 1, 0)) if isinstance(e, SyntaxError) else (1, 0)
         msg = f"syntax error: {e.msg}" if isinstance(e, SyntaxError) else "expression nested too deeply"
@@ -112,6 +118,10 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
         raise ModelError(f"this expression has no value: {e}", where(1, 0), "look for a division by zero or the square root of a negative number") from None
     if term.expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I):
         raise ModelError("this expression has no finite real value", where(1, 0), "look for a division by zero or the square root of a negative number")
+    # each literal and power is bounded, but a product of them is not: 10**300 * 10**300 printed as 'inf'
+    big = max((max(abs(n.p), n.q).bit_length() for n in term.expr.atoms(sp.Rational)), default=0)
+    if big > MAX_DIGITS * 3.33:  # 3.33 bits per decimal digit
+        raise ModelError(f"a constant in this expression has about {int(big / 3.32):,} digits", where(1, 0), f"constants are limited to {MAX_DIGITS} digits; use unit prefixes or smaller factors")
     return Term(term.expr, term.dim, tuple(dict.fromkeys(builder.divisors)))
 
 
@@ -194,20 +204,28 @@ class _Builder:
         if not _DECIMAL.fullmatch(text):
             raise self.fail(node, f"'{text}' is not a decimal number", "write numbers in decimal, such as 16 or 0.5 or 1e-3")
         exp = text.lower().split("e")[1] if "e" in text.lower() else "0"
-        if abs(int(exp or 0)) > 300 or len(text) > MAX_DIGITS:
-            raise self.fail(node, f"number {text} is out of range", "numbers go up to 1e300; use a unit prefix (TB, GFLOP) for big quantities")
+        if len(text) > MAX_NUMBER or abs(int(exp or 0)) > MAX_POWER_OF_TEN:
+            raise self.fail(node, f"number {text} is out of range", f"numbers go up to 1e{MAX_POWER_OF_TEN}; use a unit prefix (TB, GFLOP) for big quantities")
         number = sp.Rational(text)
         return Term(number, ANY if number == 0 else DIMENSIONLESS)
 
     def visit_Name(self, node: ast.Name) -> Term:
         if node.id.startswith("_"):
             raise self.fail(node, f"name '{node.id}' is not allowed", "names may not start with '_'")
+        self.want_ascii(node)
         return self.scope.lookup(node.id, self.loc(node))
 
     def visit_Attribute(self, node: ast.Attribute) -> Term:
         if not isinstance(node.value, ast.Name) or node.attr.startswith("_") or node.value.id.startswith("_"):
             raise self.fail(node, "attribute access is not allowed here", "only catalog and import references such as gpu.memory_bandwidth or llm.weight_bytes")
+        self.want_ascii(node)
         return self.scope.lookup(f"{node.value.id}.{node.attr}", self.loc(node))
+
+    def want_ascii(self, node: ast.AST) -> None:
+        """Python reads 'ｂatch' and '𝑏atch' as 'batch' (NFKC); a name must be written as it is declared."""
+        written = self.segment(node)
+        if not written.isascii():
+            raise self.fail(node, f"name '{written}' is not written in plain letters", "names are lower-case a-z, digits and '_', as declared under variables:")
 
     def visit_Subscript(self, node: ast.Subscript) -> Term:
         number = node.value

@@ -1,8 +1,10 @@
-"""Limits that keep hostile or mistaken input from exhausting time or memory.
+"""Every bound chainc puts on its input, in one table: what it bounds, its default, how to raise it.
 
-Each limit is data: its name, default, the environment variable that raises it, what
-it bounds and how to raise it, so an error can say all of that. `value(limit)` reads
-the environment each time (cheap), so a test or a long-running caller can change it.
+A limit stops a small hostile file (nested YAML aliases, a 5,000-digit number) from
+taking minutes or gigabytes. Where a real model could need more, an environment
+variable raises the limit; the error that hits one names it. To add a limit, add a
+row here and read it with ``limit("name")`` where it is enforced; docs/security.md
+lists them all.
 """
 
 from __future__ import annotations
@@ -17,33 +19,76 @@ from .errors import ArgumentError
 class Limit:
     name: str
     default: int
-    env: str  # the environment variable that overrides the default
-    what: str  # what the limit bounds, for messages
-    how_to_raise: str  # an instruction a person can follow
+    env: str | None  # the environment variable that overrides the default; None: fixed
+    bounds: str  # what it bounds, as a sentence fragment for messages and docs
+    how: str  # how to live with it, or raise it, for the hint
+
+    def value(self) -> int:
+        """The limit in force: the environment variable's value if set (1_000 and 1,000 too), else the default."""
+        text = os.environ.get(self.env, "").strip() if self.env else ""
+        if not text:
+            return self.default
+        digits = text.replace("_", "").replace(",", "")
+        if not digits.isdigit() or int(digits) < 1:
+            raise ArgumentError(
+                f"{self.env}={text!r} is not a positive whole number", None, f"write {self.env}=<a whole number>, or unset it for the default, {self.default:,}; it bounds {self.bounds}"
+            )
+        return int(digits)
 
 
-MAX_EXACT_DIGITS = Limit(
-    "max_exact_digits",
-    10_000,
-    "CHAINC_MAX_EXACT_DIGITS",
-    "digits of a number the evaluator computes with (an exact value's digits, any value's decimal exponent)",
-    "set the environment variable CHAINC_MAX_EXACT_DIGITS to a larger number of digits",
-)
+LIMITS = {
+    limit.name: limit
+    for limit in (
+        # YAML files: a model, a catalog entry, a fields.yaml
+        Limit("yaml_bytes", 1 << 20, "CHAINC_MAX_YAML_BYTES", "the size of one YAML file, in bytes", "a model is a few KB; if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_BYTES=10000000"),
+        Limit(
+            "yaml_nodes",
+            10_000,
+            "CHAINC_MAX_YAML_NODES",
+            "the values in one YAML file, counting every use of an alias (*name) as a full copy",
+            "aliases that repeat aliases multiply (a 'billion laughs' file); if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_NODES=100000",
+        ),
+        Limit(
+            "yaml_depth",
+            100,
+            "CHAINC_MAX_YAML_DEPTH",
+            "how deeply the mappings and lists of one YAML file nest, aliases expanded",
+            "a model nests six levels deep; if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_DEPTH=200 (Python's own recursion limit stops a few hundred levels)",
+        ),
+        # names and units
+        Limit("name_chars", 100, None, "the characters of a name (a variable, a table, a model, a catalog entry)", "use a shorter name"),
+        Limit("unit_chars", 100, None, "the characters of one unit (pint's parser slows down on long ones)", "units are short: ms/token, FLOP/token^2, token/(s*request)"),
+        # numbers as written, in YAML values, quantities and expressions
+        Limit("number_chars", 400, None, "the characters of one written number", "write big or small quantities with an exponent (1.5e12) or a unit prefix (TB, GFLOP)"),
+        Limit("number_exponent", 300, None, "the decimal exponent of one written number (1e300)", "use a unit prefix (TB, GFLOP, ms) to keep exponents small"),
+        # expressions
+        Limit("expression_chars", 4000, None, "the characters of one expression", "split it into several equations"),
+        Limit("expression_depth", 100, None, "how deeply one expression nests", "split it into several equations with named intermediate variables"),
+        Limit("power_exponent", 1000, None, "a constant exponent in an expression (x**1000)", "rewrite the power, or take a logarithm"),
+        Limit("constant_digits", 400, None, "the decimal digits of a constant an expression computes (10**400)", "use a unit prefix, or a smaller constant"),
+        # evaluation
+        Limit(
+            "exact_digits",
+            10_000,
+            "CHAINC_MAX_EXACT_DIGITS",
+            "the digits of a number the evaluator computes with (an exact value's digits, any value's decimal exponent)",
+            "set the environment variable CHAINC_MAX_EXACT_DIGITS to a larger number of digits",
+        ),
+        # tables and sweeps
+        Limit("table_rows", 1000, None, "the rows of one table unless it sets max_rows", "set max_rows: on the table (at most 100,000)"),
+        Limit("table_rows_max", 100_000, None, "the largest max_rows a table may set", "split the simulation into coarser steps"),
+        Limit("sweep_points", 100_000, None, "the points of one sweep", "use a larger step"),
+    )
+}
 
-LIMITS = (MAX_EXACT_DIGITS,)
+
+MAX_EXACT_DIGITS = LIMITS["exact_digits"]
 
 
-def value(limit: Limit) -> int:
-    """The limit in force: the environment variable when set to a positive whole number, else the default."""
-    raw = os.environ.get(limit.env, "").strip()
-    if not raw:
-        return limit.default
-    try:
-        n = int(raw.replace("_", "").replace(",", ""))
-    except ValueError:
-        n = 0
-    if n <= 0:
-        raise ArgumentError(
-            f"{limit.env}={raw!r} is not a positive whole number", None, f"write {limit.env}=<a whole number>, or unset it for the default {limit.default:,}; it bounds the {limit.what}"
-        )
-    return n
+def limit(name: str) -> int:
+    """The value in force of the limit called `name` (a key of LIMITS)."""
+    return LIMITS[name].value()
+
+
+def value(which: Limit) -> int:
+    return which.value()

@@ -19,15 +19,18 @@ import sympy as sp
 from . import expr as ex
 from .errors import Loc, ModelError, UnitError
 from .ir import Aggregate, Check, Column, Domain, Equation, Expectation, Model, Param, Question, Sweep, Table, Variable
+from .limits import LIMITS
 from .schema import MODEL_SCHEMA, validate
 from .source import KeyPath, Source, load_yaml
-from .units import DIMENSIONLESS, BadUnit, dim_str, parse_quantity, parse_unit
+from .units import DIMENSIONLESS, BadUnit, dim_str, exact_number, parse_quantity, parse_unit
 
 if TYPE_CHECKING:
     from .project import Project
 
 RESERVED = {"gpu", "llm", "prev", "i"} | set(ex.FUNCTIONS) | set(ex.AGGREGATES)
 _QUANTITY = re.compile(r"^\s*[-+]?(\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?(\s*[A-Za-zµμ%(][^=<>]*)?\s*$")
+# numbers YAML 1.1 reads and chainc does not: hexadecimal, octal, binary, base 60 (1:30), infinity, not-a-number
+_NOT_DECIMAL = re.compile(r"^\s*[-+]?(0[xob][0-9a-f_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|\.?(inf|infinity|nan))\s*$", re.IGNORECASE)
 
 
 def symbol_for(name: str, domain: Domain | None = None) -> sp.Symbol:
@@ -93,7 +96,7 @@ class Builder:
             other = self.imports[prefix]
             if field not in other.variables:
                 close = difflib.get_close_matches(field, list(other.variables), n=3)
-                raise ModelError(f"model '{other.name}' has no variable '{field}'", loc, f"did you mean {prefix}.{close[0]}?" if close else "")
+                raise ModelError(f"model '{other.name}' has no variable '{field}'", loc, f"did you mean {prefix}.{close[0]}?" if close else f"its variables: {', '.join(other.variables)}")
             v = other.variables[field]
             p = Param(name, v.unit, v.factor, v.dim, sp.Symbol(name, real=True), v.description, v.latex, loc, prefix, field)
         else:
@@ -113,7 +116,7 @@ class Builder:
             col = next((c for c in t.columns if c.name == column), None)
             if col is None:
                 raise ModelError(f"table '{table}' has no column '{column}'", loc, f"columns: {', '.join(c.name for c in t.columns)}")
-        fname = f"{kind}_{table}" + (f"_{column}" if column else "")
+        fname = f"{kind}_{table}" + (f".{column}" if column else "")  # the dot keeps t.c_d and t_c.d apart
         func = sp.Function(fname, real=True)
         self.aggregates[fname] = Aggregate(func, kind, table, column)
         args = [self.variables[n].sym for n in t.inputs]
@@ -134,9 +137,19 @@ class Builder:
         """A value as written (number in display unit, 'number unit', or an expression of references) -> base units."""
         raw = self.src.raw.get(tuple(kp), str(value))
         if isinstance(value, bool):
-            raise self.fail(kp, f"{what}: expected a number, got {value}", "write a number, or a number and a unit such as '10 ms'")
+            raise self.fail(kp, f"{what}: expected a number, got {raw}", "write a number, or a number and a unit such as '10 ms'")
+        if _NOT_DECIMAL.match(raw):
+            hint = (
+                "values are finite: leave a bound out rather than write infinity"
+                if re.search("inf|nan", raw, re.IGNORECASE)
+                else "write numbers in decimal (YAML 1.1 reads 1:30 as 90 and 0x10 as 16; chainc does not guess)"
+            )
+            raise self.fail(kp, f"{what}: '{raw.strip()}' is not a decimal number", hint)
         if isinstance(value, (int, float)) or _QUANTITY.match(raw):
-            number, unit = parse_quantity(raw)
+            try:
+                number, unit = parse_quantity(raw)
+            except BadUnit as e:
+                raise self.fail(kp, f"{what}: {e}", LIMITS["number_chars"].how) from None
             if not unit:
                 return number * factor
             try:
@@ -157,8 +170,11 @@ class Builder:
             term = self.expression(raw, kp)
         finally:
             self.defaults_only = False
+        if term.dim == ex.BOOL:
+            raise self.fail(kp, f"{what}: '{raw}' is a condition, not a value", "write a number, a quantity such as '10 ms', or an expression of catalog values")
         if not ex.same_dim(term.dim, dim):
-            raise UnitError(f"{what}: '{raw}' is {dim_str(term.dim)}, but {unit_text or 'the unit'} is {dim_str(dim)}", self.src.loc(kp), "", dim_str(term.dim), dim_str(dim))
+            hint = f"write it in {unit_text}, or change the variable's unit" if unit_text else "a dimensionless value: divide by a unit, or give the variable a unit"
+            raise UnitError(f"{what}: '{raw}' is {dim_str(term.dim)}, but {unit_text or 'the unit'} is {dim_str(dim)}", self.src.loc(kp), hint, dim_str(term.dim), dim_str(dim))
         return term.expr
 
     def declare(self, name: str, spec: dict, kp: KeyPath) -> Variable:
@@ -227,7 +243,7 @@ class Builder:
         for cname, cspec in specs.items():
             ckp = kp + ("columns", cname)
             if cname in RESERVED or keyword.iskeyword(cname):
-                raise self.fail(ckp, f"'{cname}' is a reserved word and cannot name a column", "", key=True)
+                raise self.fail(ckp, f"'{cname}' is a reserved word and cannot name a column", "pick another name", key=True)
             unit_text, _, factor, dim = self.unit(cspec.get("unit"), ckp + ("unit",))
             cols[cname] = Column(
                 cname,
@@ -241,15 +257,21 @@ class Builder:
                 formula=str(cspec["formula"]),
                 prev=sp.Symbol(f"{name}.prev.{cname}", real=True),
             )
-        scope = _TableScope(self, index, cols)
+        scope = _TableScope(self, name, index, cols)
         deps = nx.DiGraph()
         built = {}
         for cname, c in cols.items():
             ckp = kp + ("columns", cname)
             term = self.expression(c.formula, ckp + ("formula",), scope)
+            if term.dim == ex.BOOL:
+                raise self.fail(ckp + ("formula",), f"column {name}.{cname}: the formula is a condition, not a number", "use if(cond, a, b) to pick a value, such as if(x > 0, 1, 0)")
             if not ex.same_dim(term.dim, c.dim):
                 raise UnitError(
-                    f"column {name}.{cname}: the formula is {dim_str(term.dim)}, the unit {c.unit or '1'} is {dim_str(c.dim)}", self.src.loc(ckp + ("formula",)), "", dim_str(term.dim), dim_str(c.dim)
+                    f"column {name}.{cname}: the formula is {dim_str(term.dim)}, the unit {c.unit or '1'} is {dim_str(c.dim)}",
+                    self.src.loc(ckp + ("formula",)),
+                    "give the column the formula's unit, or fix the formula; a unit literal such as 1[token] may be missing",
+                    dim_str(term.dim),
+                    dim_str(c.dim),
                 )
             initial = self.quantity(specs[cname]["initial"], ckp + ("initial",), c.unit, c.factor, c.dim, f"initial of {cname}") if "initial" in specs[cname] else sp.Integer(0)
             built[cname] = _replace(c, expr=term.expr, initial=initial, guards=term.guards)
@@ -263,6 +285,8 @@ class Builder:
             cycle = " -> ".join(a for a, _ in nx.find_cycle(deps))
             raise self.fail(kp + ("columns",), f"table '{name}': columns depend on each other in a loop: {cycle}", "refer to the previous row with prev.<column>") from None
         rows = self.expression(spec["rows"], kp + ("rows",))
+        if rows.dim == ex.BOOL:
+            raise self.fail(kp + ("rows",), f"table '{name}': rows is a condition, not a count", "write a whole number or a count such as ceil(prompt / budget)")
         if rows.dim not in (DIMENSIONLESS, ex.ANY):
             raise UnitError(
                 f"table '{name}': rows must be a dimensionless count, not {dim_str(rows.dim)}",
@@ -274,7 +298,7 @@ class Builder:
         columns = tuple(built[c] for c in order)
         used = set().union(rows.expr.free_symbols, *[c.expr.free_symbols | c.initial.free_symbols for c in columns])
         inputs = tuple(sorted(n for n, v in self.variables.items() if v.sym in used))
-        t = Table(name, spec.get("about", ""), rows.expr, str(spec["rows"]), columns, index, inputs, int(spec.get("max_rows", 1000)), self.src.loc(kp, key=True))
+        t = Table(name, spec.get("about", ""), rows.expr, str(spec["rows"]), columns, index, inputs, int(spec.get("max_rows", LIMITS["table_rows"].default)), self.src.loc(kp, key=True))
         self.tables[name] = t
         return t
 
@@ -282,8 +306,8 @@ class Builder:
 class _TableScope:
     """Names inside a column formula: i, prev.<column>, this row's columns, then scalars."""
 
-    def __init__(self, builder: Builder, index: sp.Symbol, cols: dict[str, Column]):
-        self.b, self.index, self.cols = builder, index, cols
+    def __init__(self, builder: Builder, table: str, index: sp.Symbol, cols: dict[str, Column]):
+        self.b, self.table, self.index, self.cols = builder, table, index, cols
 
     def lookup(self, name: str, loc: Loc) -> ex.Term:
         if name == "i":
@@ -301,7 +325,7 @@ class _TableScope:
         raise ModelError("aggregates cannot be used inside a table", loc, "compute the aggregate in a scalar equation")
 
     def is_table(self, name: str) -> bool:
-        return False
+        return name == self.table or self.b.is_table(name)  # so that sum(t.c) in a column is refused as an aggregate
 
 
 def _replace(obj, **changes):
@@ -374,16 +398,33 @@ def _question(b: Builder, name: str, q: dict, kp: KeyPath) -> Question:
     step = None
     if "step" in q:
         step = b.quantity(q["step"], kp + ("step",), v.unit, v.factor, v.dim, "step")
+        if not (step.is_number and step > 0):
+            raise b.fail(
+                kp + ("step",),
+                f"question {name}: the step must be a positive number, not {b.src.raw.get(kp + ('step',), q['step'])}",
+                "the answer is rounded to multiples of the step, on the safe side: write a step such as 1 or 0.01",
+            )
+        if v.domain.integer and not (step / v.factor).is_integer:
+            raise b.fail(kp + ("step",), f"question {name}: {v.name} is a whole number, so its step must be one too", "write step: 1, or another whole number")
     elif v.domain.integer:
         step = v.factor
     return Question(name, q.get("ask", ""), v.name, cond.expr, str(q["such_that"]), q["seek"], step, b.src.loc(kp, key=True), cond.guards)
 
 
 def _tolerance(b: Builder, spec: Any, kp: KeyPath, unit: str, factor, dim):
-    text = str(spec).strip()
+    """'0.1%' -> (None, relative 1/1000); '0.5 ms' or 2 -> (absolute, in base units, None)."""
+    text = b.src.raw.get(kp, str(spec)).strip()
     if text.endswith("%"):
-        return None, sp.Rational(text[:-1].strip()) / 100
-    return b.quantity(spec, kp, unit, factor, dim, "tolerance"), None
+        try:
+            abs_tol, rel_tol = None, exact_number(text[:-1]) / 100
+        except BadUnit:
+            raise b.fail(kp, f"tolerance '{text}' is not a percentage", "write a relative tolerance as a number and '%', such as '0.1%'") from None
+    else:
+        abs_tol, rel_tol = b.quantity(spec, kp, unit, factor, dim, "tolerance"), None
+    size = abs_tol if rel_tol is None else rel_tol
+    if size.is_number and size < 0:
+        raise b.fail(kp, f"tolerance '{text}' is negative", "a tolerance is a distance from the expected value: write it without a sign")
+    return abs_tol, rel_tol
 
 
 def _written_tolerance(raw: str, factor) -> sp.Expr:
@@ -439,11 +480,19 @@ def _sweep(b: Builder, name: str, s: dict, kp: KeyPath) -> Sweep:
     over = _variable(b, s["over"], kp + ("over",))
     show = tuple(_variable(b, n, kp + ("show", i)).name for i, n in enumerate(s["show"]))
     ref = _variable(b, s["reference"], kp + ("reference",)).name if s.get("reference") else None
-    raw = lambda k: sp.Rational(b.src.raw.get(kp + (k,), str(s[k])))  # noqa: E731
-    step = raw("step") if "step" in s else sp.Integer(1)
-    start, stop = raw("from"), raw("to")
+    step = _sweep_number(b, kp + ("step",), s["step"]) if "step" in s else sp.Integer(1)
+    start, stop = _sweep_number(b, kp + ("from",), s["from"]), _sweep_number(b, kp + ("to",), s["to"])
     if stop < start:
         raise b.fail(kp + ("to",), "a sweep's 'to' must not be below 'from'", "swap from: and to:")
-    if (stop - start) / step > 100000:
-        raise b.fail(kp + ("step",), "a sweep of more than 100,000 points", "use a larger step")
+    points = LIMITS["sweep_points"]
+    if (stop - start) / step > points.default:
+        raise b.fail(kp + ("step",), f"a sweep of more than {points.default:,} points", points.how)
     return Sweep(name, over.name, start, stop, step, show, ref, s.get("about", ""), b.src.loc(kp, key=True))
+
+
+def _sweep_number(b: Builder, kp: KeyPath, value: Any) -> sp.Rational:
+    """from, to and step, exact from their written text (the schema has checked they are numbers)."""
+    try:
+        return exact_number(b.src.raw.get(kp, str(value)))
+    except BadUnit as e:
+        raise b.fail(kp, str(e), "write a plain decimal number, in the display unit of 'over'") from None

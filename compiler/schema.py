@@ -6,13 +6,19 @@ put `# yaml-language-server: $schema=../docs/model.schema.json` on the first lin
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 import jsonschema
 
 from .errors import ModelError
+from .limits import LIMITS
 from .source import Source
 
 IDENT = "^[a-z][a-z0-9_]*$"
 SLUG = "^[a-z0-9][a-z0-9.-]*$"
+_NAME = {"pattern": IDENT, "maxLength": LIMITS["name_chars"].default}  # of variables, tables, ...
+_SLUG = {"type": "string", "pattern": SLUG, "maxLength": LIMITS["name_chars"].default}  # of models and catalog entries: file names
 
 _text = {"type": "string"}
 _number_or_text = {"type": ["number", "string"]}
@@ -70,8 +76,13 @@ TABLE = {
     "properties": {
         "about": _text,
         "rows": {**_number_or_text, "description": "Number of rows: a dimensionless expression of scalars."},
-        "max_rows": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Upper bound on rows (default 1000); workbooks lay out this many."},
-        "columns": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": IDENT}, "additionalProperties": COLUMN},
+        "max_rows": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": LIMITS["table_rows_max"].default,
+            "description": f"Upper bound on rows (default {LIMITS['table_rows'].default}); workbooks lay out this many.",
+        },
+        "columns": {"type": "object", "minProperties": 1, "propertyNames": _NAME, "additionalProperties": COLUMN},
     },
 }
 
@@ -128,29 +139,29 @@ MODEL_SCHEMA = {
     "additionalProperties": False,
     "required": ["name", "title", "variables", "equations"],
     "properties": {
-        "name": {"type": "string", "pattern": SLUG, "description": "The model's name, as used on the command line (littles-law)."},
+        "name": {**_SLUG, "description": "The model's name, as used on the command line (littles-law)."},
         "title": _text,
         "about": _text,
         "uses": {
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "gpu": {**_text, "description": "Default GPU from hardware/gpus (h100-sxm); its values are gpu.<field>."},
-                "llm": {**_text, "description": "Default LLM from hardware/llms (llama-3.1-8b); its values are llm.<field>."},
+                "gpu": {**_SLUG, "description": "Default GPU from hardware/gpus (h100-sxm); its values are gpu.<field>."},
+                "llm": {**_SLUG, "description": "Default LLM from hardware/llms (llama-3.1-8b); its values are llm.<field>."},
                 "models": {
                     "type": "object",
                     "description": "Models this one builds on: {alias: model name}; their solved values are alias.<variable>.",
-                    "propertyNames": {"pattern": IDENT},
-                    "additionalProperties": {"type": "string", "pattern": SLUG},
+                    "propertyNames": _NAME,
+                    "additionalProperties": _SLUG,
                 },
             },
         },
-        "variables": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": IDENT}, "additionalProperties": VARIABLE},
+        "variables": {"type": "object", "minProperties": 1, "propertyNames": _NAME, "additionalProperties": VARIABLE},
         "equations": {"type": "array", "items": EQUATION},
-        "tables": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": TABLE},
-        "questions": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": QUESTION},
+        "tables": {"type": "object", "propertyNames": _NAME, "additionalProperties": TABLE},
+        "questions": {"type": "object", "propertyNames": _NAME, "additionalProperties": QUESTION},
         "checks": {"type": "array", "items": CHECK},
-        "sweeps": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": SWEEP},
+        "sweeps": {"type": "object", "propertyNames": _NAME, "additionalProperties": SWEEP},
     },
 }
 
@@ -161,10 +172,10 @@ CATALOG_SCHEMA = {
     "additionalProperties": False,
     "required": ["id", "title", "values"],
     "properties": {
-        "id": {"type": "string", "pattern": SLUG},
+        "id": _SLUG,
         "title": _text,
         "about": _text,
-        "values": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": {"type": ["number", "string", "null"]}},
+        "values": {"type": "object", "propertyNames": _NAME, "additionalProperties": {"type": ["number", "string", "null"]}},
         "derived": {"type": "array", "items": _text},
     },
 }
@@ -178,7 +189,7 @@ FIELDS_SCHEMA = {
         "about": _text,
         "fields": {
             "type": "object",
-            "propertyNames": {"pattern": IDENT},
+            "propertyNames": _NAME,
             "additionalProperties": {
                 "type": "object",
                 "additionalProperties": False,
@@ -190,20 +201,36 @@ FIELDS_SCHEMA = {
 }
 
 
+def _pattern(validator, pattern, instance, schema):
+    """JSON Schema's pattern, with '$' at the very end: Python's '$' also matches before a final newline."""
+    if validator.is_type(instance, "string") and not re.search(pattern.replace("$", r"\Z"), instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
+
+
 def validate(src: Source, schema: dict) -> None:
     """Raise ModelError at the first schema violation (by position in the file)."""
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _Validator(schema)
     errors = sorted(validator.iter_errors(src.data), key=lambda e: (src.loc(tuple(e.absolute_path)).line, list(map(str, e.absolute_path))))
     if not errors:
         return
-    err = errors[0]
-    err = _deepest(err)
+    err = _deepest(errors[0])
     path = tuple(err.absolute_path)
-    where = ".".join(map(str, path)) or "the file"
+    where = shown(".".join(map(str, path))) or "the file"
+    # the key at fault: an unknown one, or a name that breaks the pattern (propertyNames reports the mapping's path)
+    key = _extra_key(err)
+    if key is None and isinstance(err.instance, str) and isinstance(_at(src.data, path), dict) and err.instance in _at(src.data, path):
+        key = err.instance
     message, hint = _explain(err, where)
-    key = err.validator == "additionalProperties" or err.validator == "propertyNames"
-    loc = src.loc(path + (_extra_key(err),), key=True) if key and _extra_key(err) else src.loc(path)
-    raise ModelError(message, loc, hint)
+    raise ModelError(message, src.loc(path + (key,), key=True) if key is not None else src.loc(path), hint)
+
+
+def _at(data, path: tuple):
+    for k in path:
+        data = data[k]
+    return data
 
 
 def _deepest(err: jsonschema.ValidationError) -> jsonschema.ValidationError:
@@ -222,20 +249,43 @@ def _extra_key(err: jsonschema.ValidationError) -> str | None:
     return None
 
 
+def shown(text, most: int = 80) -> str:
+    """User text in a message: short, and with invisible or control characters written as escapes."""
+    text = str(text)
+    if len(text) > most:
+        text = text[: most - 3] + "..."
+    return "".join(ch if ch == " " or unicodedata.category(ch)[0] not in "CZ" else ascii(ch)[1:-1] for ch in text)
+
+
+_TYPES = {"string": "text", "number": "a number", "integer": "a whole number", "boolean": "true or false", "object": "a mapping", "array": "a list", "null": "null"}
+_GOT = {str: "text", int: "a whole number", float: "a number", bool: "true or false", dict: "a mapping", list: "a list", type(None): "nothing (null)"}
+
+
 def _explain(err: jsonschema.ValidationError, where: str) -> tuple[str, str]:
     if err.validator == "additionalProperties":
         extra = _extra_key(err)
         allowed = ", ".join(sorted(err.schema.get("properties", {})))
-        return f"unknown key '{extra}' in {where}", f"allowed keys: {allowed}"
+        return f"unknown key '{shown(extra)}' in {where}", f"allowed keys: {allowed}"
     if err.validator == "required":
         return f"{where}: {err.message}", "see docs/model-format.md"
     if err.validator == "pattern" or err.validator == "propertyNames":
-        return f"'{err.instance}' is not a valid name in {where}", "names are lower case letters, digits and '_', starting with a letter"
+        return f"'{shown(err.instance)}' is not a valid name in {where}", "names are lower case letters, digits and '_', starting with a letter"
+    if err.validator == "maxLength":
+        return f"{where}: '{shown(err.instance)}' is longer than {err.validator_value} characters", "use a shorter name"
     if err.validator == "enum":
-        return f"{where}: '{err.instance}' is not one of {', '.join(map(str, err.validator_value))}", ""
+        choices = ", ".join(map(str, err.validator_value))
+        return f"{where}: '{shown(err.instance)}' is not one of {choices}", f"write one of: {choices}"
     if err.validator == "type":
+        want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
         hint = "see docs/model-format.md"
-        if isinstance(err.instance, dict) and "string" in str(err.validator_value):
+        if isinstance(err.instance, dict) and "string" in want:
             hint = "YAML read 'text: more text' as a mapping: put the text in quotes"
-        return f"{where}: expected {err.validator_value}, got {type(err.instance).__name__}", hint
-    return f"{where}: {err.message}", "see docs/model-format.md"
+        elif isinstance(err.instance, str) and ("number" in want or "integer" in want):
+            hint = f"write a decimal number such as 16 or 0.5; '{shown(err.instance)}' is text (YAML's 0x10, 1:30 and .inf are not numbers here)"
+        elif isinstance(err.instance, str) and "boolean" in want:
+            hint = "write true or false (yes, no, on and off are text here)"
+        elif "string" in want:
+            hint = "put the text in quotes"
+        wanted = " or ".join(_TYPES.get(t, t) for t in want)
+        return f"{where}: expected {wanted}, got {_GOT.get(type(err.instance), type(err.instance).__name__)}", hint
+    return f"{where}: {shown(err.message, 300)}", "see docs/model-format.md"

@@ -1,22 +1,46 @@
-"""YAML loading that remembers where every value was written.
+"""YAML loading that remembers where every value was written, and refuses hostile input.
 
-Only ``yaml.SafeLoader`` constructs values, so tags such as
+Only a ``yaml.SafeLoader`` constructs values, so tags such as
 ``!!python/object/apply`` are refused, never run. Beside the data we keep, for
-every key path, the line and column of its value, and the raw text of scalars
-(a check's ``9.9`` keeps its written precision).
+every key path, the line and column of its value, and the text of scalars (a
+check's ``9.9`` keeps its written precision).
+
+What a file may hold (docs/security.md, "Text and encodings" and "Limits"):
+
+- UTF-8 text (a byte-order mark is skipped); UTF-16 and UTF-32 with a byte-order
+  mark are decoded too. Other bytes, NULs, control characters and lone surrogates
+  in the file are located errors. Escapes in double quotes ("\\t", "\\x07") may
+  write any character; only a lone surrogate ("\\ud800") is refused, because it
+  is not one. Backends escape what they print.
+- Plain scalars are read as in YAML 1.2: ``on``, ``yes``, ``no``, ``y``, ``~`` keys
+  and ``0x1``, ``1:30``, ``.inf`` values are text, not booleans or numbers; whole
+  numbers are decimal (``010`` is ten). Every mapping key is the text as written.
+- Size, nesting and alias expansion are bounded (compiler/limits.py).
 """
 
 from __future__ import annotations
 
+import codecs
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .errors import Loc, ModelError
+from .errors import ChaincError, Loc, ModelError
+from .limits import LIMITS, limit
 
 KeyPath = tuple
+
+# YAML's line breaks (the reader counts lines with these, so we split lines with them too)
+_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+# characters a YAML file may not hold (PyYAML's own set: C0/C1 controls, surrogates, U+FFFE/U+FFFF)
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+# a "\\ud800" escape makes a lone surrogate: not a character, and no encoder writes it out
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
 @dataclass
@@ -39,7 +63,13 @@ class Source:
 
     def at(self, line: int, col: int) -> Loc:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        return Loc(self.path, line, col, text)
+        # a control character would reach the terminal (an escape sequence); one placeholder keeps the caret's column
+        return Loc(self.path, line, col, _NON_PRINTABLE.sub("\ufffd", text))
+
+    def at_index(self, text: str, index: int) -> Loc:
+        """The location of character `index` of the text."""
+        breaks = list(_BREAKS.finditer(text, 0, index))
+        return self.at(len(breaks) + 1, index - (breaks[-1].end() if breaks else 0) + 1)
 
 
 def _mark_of(node: yaml.Node) -> tuple[int, int]:
@@ -51,20 +81,131 @@ def _mark_of(node: yaml.Node) -> tuple[int, int]:
     return line, col
 
 
+def _codepoint(ch: str) -> str:
+    return f"U+{ord(ch):04X}"
+
+
+# --- bytes -> text ------------------------------------------------------------------------------------
+
+
+def read_text(path: str) -> str:
+    """A file's text: UTF-8, or UTF-16/32 with a byte-order mark; anything else is a located error."""
+    size = LIMITS["yaml_bytes"]
+    try:
+        with open(path, "rb") as f:
+            data = f.read(size.value() + 1)
+    except OSError as e:
+        raise ModelError(f"cannot read {path}: {e.strerror}", Loc(path), "check the path") from None
+    except ValueError:  # a NUL in the path
+        raise ModelError(f"cannot read {path!r}", Loc(repr(path)), "check the path") from None
+    if len(data) > size.value():
+        first = Source(path, [data.split(b"\n", 1)[0].decode("utf-8", errors="replace")], None)
+        raise ModelError(f"the file is larger than {size.value():,} bytes", first.at(1, 1), size.how)
+    encoding, start = next(((enc, len(bom)) for bom, enc in _BOMS if data.startswith(bom)), ("utf-8", 0))
+    try:
+        return data[start:].decode(encoding)
+    except UnicodeDecodeError as e:
+        good = data[start : start + e.start].decode(encoding)
+        shown = data[start:].decode(encoding, errors="replace")
+        src = Source(path, _BREAKS.split(shown), None)
+        bad = data[start + e.start : start + max(e.end, e.start + 1)]
+        bad = ("byte " if len(bad) == 1 else "bytes ") + bad[:4].hex(" ")
+        name = "UTF-8" if encoding == "utf-8" else encoding.upper()
+        hint = "save the file as UTF-8 (most editors offer it under 'Save as' or 'Encoding')"
+        if encoding == "utf-8" and data[start + e.start] == 0xED:
+            hint = "these bytes are a surrogate encoded as UTF-8 (CESU-8 or a broken UTF-16 conversion): " + hint
+        raise ModelError(f"the file is not {name} text: {bad} cannot be read", src.at_index(good, len(good)), hint) from None
+
+
+def _check_printable(text: str, src: Source) -> None:
+    m = _NON_PRINTABLE.search(text)
+    if not m:
+        return
+    ch = m.group()
+    loc = src.at_index(text, m.start())
+    if ch == "\x00":
+        raise ModelError("the file holds a NUL character (U+0000)", loc, "a model is plain text; NULs often mean UTF-16 without a byte-order mark, or not a text file at all: save it as UTF-8")
+    if "\ud800" <= ch <= "\udfff":
+        raise ModelError(f"the text holds a lone surrogate ({_codepoint(ch)}), which is not a character", loc, "the text was decoded wrongly; save the file as UTF-8")
+    raise ModelError(f"the file holds the control character {_codepoint(ch)}", loc, "remove it: a model holds printable text, tabs and line breaks")
+
+
+# --- the loader ---------------------------------------------------------------------------------------
+
+_STR, _INT, _FLOAT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
+_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL, "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:merge"}
+# YAML 1.2's core schema, with decimal numbers only (underscores allowed between digits, as in Python)
+_PLAIN = {
+    _BOOL: (re.compile(r"true|True|TRUE|false|False|FALSE"), "tTfF"),
+    _INT: (re.compile(r"[-+]?[0-9][0-9_]*"), "-+0123456789"),
+    _FLOAT: (re.compile(r"[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*|[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?"), "-+.0123456789"),
+    _NULL: (re.compile(r"~|null|Null|NULL|"), ["~", "n", "N", ""]),
+}
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 plain scalars, keys as written, and a bound on nesting."""
+
+    yaml_implicit_resolvers: dict = {}  # our own, filled below; yaml.SafeLoader's (YAML 1.1) stay untouched
+
+    def __init__(self, text: str, src: Source):
+        super().__init__(text)
+        self.src = src
+        self.depth = 0
+        self.max_depth = limit("yaml_depth")
+        self.alias_marks: dict[tuple[int, Any], yaml.Mark] = {}  # (parent node, index) -> where the alias is written
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) and parent is not None:
+            self.alias_marks[(id(parent), id(index) if isinstance(index, yaml.Node) else index)] = event.start_mark
+        self.depth += 1
+        if self.depth > self.max_depth:
+            raise _too_deep(self.src, (event.start_mark.line + 1, event.start_mark.column + 1))
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        """Keys are the text as written: a variable called `on` or `1` is that text, not True or 1."""
+        self.flatten_mapping(node)  # merge keys (<<: *defaults) first, as SafeLoader does
+        return {k.value: self.construct_object(v, deep=deep) for k, v in node.value}
+
+    def construct_yaml_int(self, node):
+        return int(node.value.replace("_", ""), 10)  # always decimal: SafeLoader reads 010 as eight
+
+    def construct_yaml_float(self, node):
+        return float(node.value.replace("_", ""))
+
+
+for _tag, (_regexp, _first) in _PLAIN.items():
+    _Loader.add_implicit_resolver(_tag, re.compile(rf"^(?:{_regexp.pattern})$"), list(_first))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
+_Loader.add_constructor(_INT, _Loader.construct_yaml_int)
+_Loader.add_constructor(_FLOAT, _Loader.construct_yaml_float)
+
+
+def _too_deep(src: Source, mark: tuple[int, int]) -> ModelError:
+    lim = LIMITS["yaml_depth"]
+    return ModelError(f"the file nests more than {lim.value():,} levels deep", src.at(*mark), lim.how)
+
+
 def load_yaml(path: str | Path, text: str | None = None) -> Source:
     path = str(path)
     if text is None:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as e:
-            raise ModelError(f"cannot read {path}: {e.strerror}", Loc(path), "check the path") from None
-    src = Source(path, text.splitlines(), None)
-    loader = yaml.SafeLoader(text)
+        text = read_text(path)
+    elif len(text) > limit("yaml_bytes"):
+        lim = LIMITS["yaml_bytes"]
+        raise ModelError(f"the text is larger than {lim.value():,} characters", Loc(path, 1, 1), lim.how)
+    src = Source(path, _BREAKS.split(text), None)
+    _check_printable(text, src)
+    loader = _Loader(text, src)
     try:
         node = loader.get_single_node()
         if node is None:
             raise ModelError("the file is empty", Loc(path, 1, 1), "a model is a YAML mapping with name, variables and equations")
-        _walk(node, (), src)
+        _Walk(src, loader.alias_marks).node(node, (), None)
         src.data = loader.construct_document(node)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
@@ -74,28 +215,124 @@ def load_yaml(path: str | Path, text: str | None = None) -> Source:
         if "could not determine a constructor" in problem or "tag" in problem:
             problem = f"YAML tag refused: {problem}"
             hint = "chainc reads plain YAML only: remove the '!!' tag"
+        elif "duplicate anchor" in (e.context or ""):
+            problem = e.context.split(";")[0]
+            hint = "each anchor (&name) may be defined once"
+        elif "undefined alias" in problem:
+            hint = "an alias (*name) repeats a value marked &name earlier in the file"
+        elif "another document" in problem:
+            problem = "the file holds more than one YAML document"
+            hint = "a model file holds one YAML document: remove the '---' line and what follows, or the second part"
         raise ModelError(problem, loc, hint) from None
-    except yaml.YAMLError as e:  # pragma: no cover - unmarked YAML errors are rare
+    except RecursionError:  # only when CHAINC_MAX_YAML_DEPTH is raised past what Python can recurse
+        mark = loader.get_mark()
+        env = LIMITS["yaml_depth"].env
+        hint = f"Python's recursion limit stops a few hundred levels down, below {env}={limit('yaml_depth'):,}: nest the data less"
+        raise ModelError("the file nests too deeply for Python to read", src.at(mark.line + 1, mark.column + 1), hint) from None
+    except ChaincError:
+        raise
+    except (yaml.YAMLError, ValueError) as e:  # pragma: no cover - the walk refuses what construction cannot read
         raise ModelError(f"invalid YAML: {e}", Loc(path), "check the file's syntax") from None
     finally:
         loader.dispose()
     return src
 
 
-def _walk(node: yaml.Node, kp: KeyPath, src: Source) -> None:
-    src.marks[kp] = _mark_of(node)
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, yaml.Node] = {}
-        for knode, vnode in node.value:
-            key = knode.value if isinstance(knode, yaml.ScalarNode) else str(knode.start_mark)
-            if key in seen:
-                line, col = _mark_of(knode)
-                raise ModelError(f"duplicate key '{key}'", src.at(line, col), "each key may appear once in a mapping")
-            seen[key] = vnode
-            src.key_marks[kp + (key,)] = _mark_of(knode)
-            _walk(vnode, kp + (key,), src)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _walk(item, kp + (i,), src)
-    elif isinstance(node, yaml.ScalarNode):
-        src.raw[kp] = node.value
+class _Walk:
+    """Visit every node (aliases expanded) to record positions and refuse what construction must not see.
+
+    An alias is a full copy of what it names, so a walk that counts the nodes it visits
+    bounds the work every later stage does with the data (a "billion laughs" file is a few
+    aliases of aliases).
+    """
+
+    def __init__(self, src: Source, alias_marks: dict):
+        self.src = src
+        self.alias_marks = alias_marks
+        self.left = limit("yaml_nodes")
+        self.max_depth = limit("yaml_depth")
+        self.path: set[int] = set()  # the nodes being walked: a node inside itself is a loop of aliases
+
+    def node(self, node: yaml.Node, kp: KeyPath, alias: tuple[int, int] | None) -> None:
+        """alias: where the innermost alias being expanded is written, else None."""
+        self.left -= 1
+        here = alias or _mark_of(node)
+        if self.left < 0:
+            lim = LIMITS["yaml_nodes"]
+            raise ModelError(f"the file expands to more than {lim.value():,} YAML values, counting each use of an alias as a copy", self.src.at(*here), lim.how)
+        if len(kp) >= self.max_depth:
+            raise _too_deep(self.src, here)
+        if id(node) in self.path:
+            raise ModelError(
+                "a YAML alias refers to a value that holds it: the data would be infinite", self.src.at(*here), "an alias (*name) may repeat a value defined earlier, not one it is inside"
+            )
+        self.tag(node)
+        self.src.marks[kp] = _mark_of(node)
+        if isinstance(node, yaml.ScalarNode):
+            self.src.raw[kp] = self.text(node)
+            return
+        self.path.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for knode, vnode in node.value:
+                if not isinstance(knode, yaml.ScalarNode):
+                    raise ModelError("a mapping key must be plain text, not a list or a mapping", self.src.at(*_mark_of(knode)), "write keys as names, such as batch:")
+                self.tag(knode)
+                key = self.text(knode, key=True)
+                if key in seen:
+                    raise ModelError(f"duplicate key '{key}'", self.src.at(*_mark_of(knode)), "each key may appear once in a mapping")
+                seen.add(key)
+                self.src.key_marks[kp + (key,)] = _mark_of(knode)
+                self.node(vnode, kp + (key,), self.edge(node, knode, alias))
+        else:
+            for i, item in enumerate(node.value):
+                self.node(item, kp + (i,), self.edge(node, i, alias))
+        self.path.discard(id(node))
+
+    def edge(self, parent: yaml.Node, index, alias):
+        """Where the alias being expanded is written: the outermost one, in the text that uses the shared data."""
+        mark = self.alias_marks.get((id(parent), id(index) if isinstance(index, yaml.Node) else index))
+        return alias or ((mark.line + 1, mark.column + 1) if mark else None)
+
+    def tag(self, node: yaml.Node) -> None:
+        if node.tag not in _TAGS:
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            mark = node.start_mark  # where the tag is written
+            raise ModelError(f"YAML tag refused: {tag}", self.src.at(mark.line + 1, mark.column + 1), "chainc reads plain YAML only: remove the '!!' tag")
+
+    def text(self, node: yaml.ScalarNode, key: bool = False) -> str:
+        """A scalar's text, once its escapes are known to make characters and its tag fits it (keys stay text)."""
+        loc = self.src.at(*_mark_of(node))
+        text = node.value
+        if _SURROGATE.search(text):
+            text = node.value = _join_surrogates(text)
+            m = _SURROGATE.search(text)
+            if m:
+                hint = "write the character itself, or an escaped pair (\\ud83d\\ude00) that makes one"
+                raise ModelError(f"this text holds a lone surrogate ({_codepoint(m.group())}), which is not a character", loc, hint)
+        if node.tag in _PLAIN and not key:
+            if not _PLAIN[node.tag][0].fullmatch(text):  # an explicit !!int or !!float on other text
+                kind = {_INT: "a whole number", _FLOAT: "a number", _BOOL: "true or false", _NULL: "null"}[node.tag]
+                hint = "write true or false" if node.tag == _BOOL else "write null, or drop the '!!' tag" if node.tag == _NULL else "write numbers in decimal, such as 16 or 0.5, or drop the '!!' tag"
+                raise ModelError(f"'{text}' is not {kind}", loc, hint)
+            if node.tag in (_INT, _FLOAT):
+                _check_number(text, loc)
+        return text
+
+
+def _join_surrogates(text: str) -> str:
+    """'\\ud83d\\ude00' escapes (as JSON writes them) make one character; a lone surrogate stays."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def _check_number(text: str, loc: Loc) -> None:
+    """A decimal number as YAML resolved it: short enough to read, and finite."""
+    chars, exponent = LIMITS["number_chars"], LIMITS["number_exponent"]
+    if len(text) > chars.value():
+        raise ModelError(f"a number of {len(text):,} characters is more than chainc reads ({chars.value()})", loc, chars.how)
+    exp = re.search(r"[eE]([-+]?[0-9]+)$", text)
+    if exp and abs(int(exp.group(1))) > exponent.value():
+        raise ModelError(f"number {text} is out of range", loc, f"exponents go up to {exponent.value()}: {exponent.how}")
+    if "." in text or "e" in text.lower():
+        if not math.isfinite(float(text.replace("_", ""))):
+            raise ModelError(f"number {text} is out of range", loc, f"numbers go up to about 1e{exponent.value()}: {exponent.how}")

@@ -15,6 +15,8 @@ from pathlib import Path
 import pint
 import sympy as sp
 
+from .limits import LIMITS
+
 Dim = pint.util.UnitsContainer
 DIMENSIONLESS = Dim()
 
@@ -36,6 +38,8 @@ def parse_unit(text: str) -> tuple[pint.Unit, sp.Rational, Dim]:
     text = text.strip()
     if text in ("", "1", "dimensionless"):
         return ureg.dimensionless, sp.Integer(1), DIMENSIONLESS
+    if len(text) > LIMITS["unit_chars"].default:  # pint takes minutes over a 100 KB unit name
+        raise BadUnit(f"'{text[:40]}...' is not a unit: units are at most {LIMITS['unit_chars'].default} characters")
     if not re.fullmatch(r"[A-Za-zµμ%_0-9 */^().\-]+", text) or re.search(r"\d{3}|\d\s*(\*\*|\^)|[*^]\s*\(", text):
         raise BadUnit(f"'{text}' is not a unit")  # numbers in units are small exponents: FLOP/token^2
     try:
@@ -52,6 +56,8 @@ def dim_str(dim: Dim | None) -> str:
     """A dimension a person can read: 'information/time', 'time/token', 'dimensionless'."""
     if dim is None:
         return "any"
+    if isinstance(dim, str):  # expr.BOOL
+        return "a condition"
     if dim == DIMENSIONLESS:
         return "dimensionless"
 
@@ -71,10 +77,27 @@ def dim_str(dim: Dim | None) -> str:
 _NUMBER = re.compile(r"\s*([-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
 
 
+def exact_number(text: str) -> sp.Rational:
+    """A written decimal number ('1,024', '8_030', '1e-3', '.5') -> an exact Rational; bounded, so never slow."""
+    chars, exponent = LIMITS["number_chars"], LIMITS["number_exponent"]
+    text = str(text).strip()
+    if len(text) > chars.value():
+        raise BadUnit(f"a number of {len(text):,} characters is more than chainc reads ({chars.value()})")
+    digits = text.replace(",", "").replace("_", "")
+    if not _DECIMAL.fullmatch(digits):
+        raise BadUnit(f"'{text}' is not a decimal number")
+    mantissa, _, exp = digits.lower().partition("e")
+    if abs(int(exp or 0)) > exponent.value():
+        raise BadUnit(f"number {text} is out of range: exponents go up to {exponent.value()}")
+    return sp.Rational(digits)
+
+
+_DECIMAL = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
+
 def parse_quantity(text: str) -> tuple[sp.Rational, str]:
     """'3.35 TB/s' -> (Rational('3.35'), 'TB/s'); the number is exact, commas allowed."""
     m = _NUMBER.match(str(text))
     if not m:
         raise BadUnit(f"'{text}' is not a number with an optional unit")
-    number = m.group(1).replace(",", "").replace("_", "")
-    return sp.Rational(number), m.group(2).strip()
+    return exact_number(m.group(1)), m.group(2).strip()

@@ -1,8 +1,11 @@
 import os
 import tempfile
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, Phase, settings
 
 # The tests' plan cache lives in a folder of their own, not the user's (and starts empty)
 os.environ["CHAINC_CACHE_DIR"] = tempfile.mkdtemp(prefix="chainc-test-cache-")
@@ -10,6 +13,26 @@ os.environ["CHAINC_CACHE_DIR"] = tempfile.mkdtemp(prefix="chainc-test-cache-")
 from chainc import Project
 
 ROOT = Path(__file__).resolve().parent.parent
+CI = os.environ.get("CI") == "true"
+
+# Hypothesis profiles for tests/test_fuzz.py. The default run is small (the whole fuzz
+# file in a few seconds, the same examples every time); CI=true runs 3,500 random
+# examples per fuzz test (over 10,000 in all) with no deadline.
+_FUZZ = dict(
+    database=None,  # nothing written outside tests/; a failure prints its example
+    phases=[Phase.explicit, Phase.generate, Phase.shrink],
+    report_multiple_bugs=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+    deadline=None,  # a shared machine makes timings noisy; time bombs are bounded by the code, not the clock
+)
+settings.register_profile("fuzz", max_examples=40, derandomize=True, **_FUZZ)
+settings.register_profile("fuzz-ci", max_examples=3500, derandomize=False, **_FUZZ)
+FUZZ_PROFILE = "fuzz-ci" if CI else "fuzz"
+
+# examples each fuzz test ran, its wall time and its slowest example: printed at the end of the run
+FUZZ_EXAMPLES: Counter = Counter()
+FUZZ_SECONDS: Counter = Counter()
+FUZZ_SLOWEST: dict[str, tuple[float, str]] = {}
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +46,19 @@ def reports(project: Project, names: list[str], **options):
     from chainc.build import reports_for
 
     return reports_for(project, names, BuildOptions(Path("."), **options))[0]
+
+
+@pytest.fixture
+def fuzz_clock(request):
+    start = time.perf_counter()
+    yield
+    FUZZ_SECONDS[request.node.name] += time.perf_counter() - start
+
+
+def pytest_terminal_summary(terminalreporter):
+    if FUZZ_EXAMPLES:
+        total = sum(FUZZ_EXAMPLES.values())
+        each = ", ".join(f"{name} {n:,} in {FUZZ_SECONDS[name]:.1f} s" for name, n in sorted(FUZZ_EXAMPLES.items()))
+        terminalreporter.write_line(f"fuzz ({FUZZ_PROFILE} profile): {total:,} examples: {each}")
+        for name, (seconds, what) in sorted(FUZZ_SLOWEST.items()):
+            terminalreporter.write_line(f"  slowest {name}: {seconds:.2f} s, {what}")
