@@ -470,7 +470,14 @@ class TextPrinter(StrPrinter):
         if expr in self.values:
             v = self.values[expr]
             return f"({v})" if v.negative or "/" in v.unit or "*" in v.unit else str(v)
-        return expr.name
+        return expr.name.split("#")[0]  # a sum's index, 'k#12.4', is unique by its place; it prints as k
+
+    def _print_Sum(self, expr, fn="sum"):
+        body, (k, lo, hi) = expr.args[0], expr.limits[0]
+        return f"{fn}({self._print(body)} for {self._print(k)} in range({self._print(lo)}, {self._print(hi + 1)}))"
+
+    def _print_Product(self, expr):
+        return self._print_Sum(expr, "prod")
 
     def _print_Piecewise(self, expr):
         (a, cond), *rest = expr.args

@@ -59,7 +59,8 @@ class Scope(Protocol):
 
 Where = Callable[[int, int], Loc]  # (lineno, col_offset) inside the text -> file location
 
-FUNCTIONS = ("min", "max", "ceil", "floor", "log", "exp", "sqrt", "abs", "if")
+FUNCTIONS = ("min", "max", "ceil", "floor", "log", "exp", "sqrt", "abs", "if", "factorial", "gamma")
+FINITE = ("sum", "prod")  # sum(expr for k in range(lo, hi)), prod(...): a finite sum or product over a whole-number index
 AGGREGATES = ("sum", "last", "count", "max", "min")
 _COMPARE = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq, ast.NotEq: sp.Ne}
 _IF = "IF"  # `if` is a Python keyword; it is renamed token-wise (same length, so columns hold)
@@ -328,6 +329,10 @@ class _Builder:
         name = "if" if node.func.id == _IF else node.func.id
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise self.fail(node, f"{name}() takes plain arguments", "no keywords or *args: write min(a, b)")
+        if name in FINITE and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
+            return self.finite(node, name, node.args[0])
+        if name == "prod":
+            raise self.fail(node, "prod() takes a generator: prod(expr for k in range(lo, hi))", _USAGE["sum"])
         if name in AGGREGATES and len(node.args) == 1 and self.names_table(node.args[0]):
             return self.aggregate(node, name, node.args[0])
         if name not in FUNCTIONS:
@@ -341,6 +346,48 @@ class _Builder:
         else:
             args = [self.visit(a) for a in node.args]
         return getattr(self, "call_" + name)(node, args)
+
+    def finite(self, node: ast.Call, kind: str, gen: ast.GeneratorExp) -> Term:
+        """sum(expr for k in range(lo, hi)) and prod(...): the index runs over the whole numbers lo .. hi - 1."""
+        if len(gen.generators) == 1 and gen.generators[0].ifs:
+            raise self.fail(gen.generators[0].ifs[0], f"{kind}() takes no 'if' filter", f"choose each term instead: {kind}(if(k > 1, k, {0 if kind == 'sum' else 1}) for k in range(n))")
+        if len(gen.generators) != 1 or gen.generators[0].is_async:
+            raise self.fail(gen, f"{kind}() takes one 'for k in range(lo, hi)'", _USAGE["sum"])
+        comp = gen.generators[0]
+        if not isinstance(comp.target, ast.Name):
+            raise self.fail(comp.target, "the index of a sum is one name", _USAGE["sum"])
+        it = comp.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and 1 <= len(it.args) <= 2 and not it.keywords):
+            raise self.fail(it, f"{kind}() runs over range(lo, hi): the whole numbers lo, lo + 1, ..., hi - 1", _USAGE["sum"])
+        bounds = [self.visit(a) for a in it.args]
+        for b, n in zip(bounds, it.args):
+            self.want_number(n, b)
+            if b.dim not in (DIMENSIONLESS, ANY):
+                raise UnitError(f"the bounds of a sum are whole numbers, not {dim_str(b.dim)}", self.loc(n), "divide by a unit first, such as range(0, servers)", dim_str(b.dim), "dimensionless")
+        lo, hi = (sp.Integer(0), bounds[0].expr) if len(bounds) == 1 else (bounds[0].expr, bounds[1].expr)
+        name = comp.target.id
+        if name.startswith("_") or not name.isidentifier():
+            raise self.fail(comp.target, f"name '{name}' is not allowed", "an index is a short name such as k")
+        try:  # an index that hides a name of the model would make the term mean something else than it reads
+            self.scope.lookup(name, self.loc(comp.target))
+        except ModelError:
+            pass
+        else:
+            raise self.fail(comp.target, f"the index '{name}' hides the name '{name}' of this model", "name the index something else, such as k")
+        k = sp.Symbol(f"{name}#{node.lineno}.{node.col_offset}", integer=True)  # unique: a model variable k is another symbol
+        outer, before = self.scope, len(self.divisors)
+        self.scope = _Index(outer, name, k)
+        try:
+            body = self.visit(gen.elt)
+        finally:
+            self.scope = outer
+        # a division by the index itself is checked where each term is computed, not as a guard outside the sum
+        self.divisors[before:] = [d for d in self.divisors[before:] if k not in d[0].free_symbols | d[1].free_symbols]
+        self.want_number(gen.elt, body)
+        if kind == "prod" and body.dim not in (DIMENSIONLESS, ANY):
+            raise UnitError(f"a product's terms must be dimensionless, not {dim_str(body.dim)}", self.loc(gen.elt), "divide each term by its unit", dim_str(body.dim), "dimensionless")
+        cls = sp.Sum if kind == "sum" else sp.Product
+        return Term(cls(body.expr, (k, lo, hi - 1)), body.dim if kind == "sum" else DIMENSIONLESS)
 
     def names_table(self, arg: ast.AST) -> bool:
         if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
@@ -415,6 +462,12 @@ class _Builder:
         dim = args[0].dim
         return Term(sp.sqrt(args[0].expr), dim if dim is ANY else dim ** Fraction(1, 2))
 
+    def call_factorial(self, node, args):
+        return self.unary(node, args, sp.factorial)
+
+    def call_gamma(self, node, args):
+        return self.unary(node, args, sp.gamma)
+
     def call_abs(self, node, args):
         self.arity(node, args, 1)
         return Term(sp.Abs(args[0].expr), args[0].dim)
@@ -441,6 +494,7 @@ class _Builder:
 
 _DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _USAGE = {
+    "sum": "sum(a**k / factorial(k) for k in range(0, n)) adds a term per whole number k from 0 to n - 1; prod() multiplies",
     "min": "min(a, b, ...) takes two or more values; min(table.column) takes one column",
     "max": "max(a, b, ...) takes two or more values; max(table.column) takes one column",
     "if": "if(cond, a, b): a when cond holds, else b",
@@ -466,3 +520,21 @@ def _describe(node: ast.AST) -> str:
         "Slice": "a slice",
     }
     return names.get(type(node).__name__, type(node).__name__)
+
+
+class _Index:
+    """The names inside a sum's term: its index, then everything the sum itself can see."""
+
+    def __init__(self, outer, name: str, sym: sp.Symbol):
+        self.outer, self.name, self.sym = outer, name, sym
+
+    def lookup(self, name: str, loc: Loc) -> Term:
+        if name == self.name:
+            return Term(self.sym, DIMENSIONLESS)
+        return self.outer.lookup(name, loc)
+
+    def aggregate(self, kind, table, column, loc):
+        return self.outer.aggregate(kind, table, column, loc)
+
+    def is_table(self, name: str) -> bool:
+        return self.outer.is_table(name)

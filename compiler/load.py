@@ -27,7 +27,7 @@ from .units import DIMENSIONLESS, BadUnit, dim_str, exact_number, parse_quantity
 if TYPE_CHECKING:
     from .project import Project
 
-RESERVED = {"gpu", "llm", "prev", "i"} | set(ex.FUNCTIONS) | set(ex.AGGREGATES)
+RESERVED = {"gpu", "llm", "prev", "i", "range"} | set(ex.FUNCTIONS) | set(ex.AGGREGATES) | set(ex.FINITE)
 _QUANTITY = re.compile(r"^\s*[-+]?(\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?(\s*[A-Za-zµμ%(][^=<>]*)?\s*$")
 # numbers YAML 1.1 reads and chainc does not: hexadecimal, octal, binary, base 60 (1:30), infinity, not-a-number
 _NOT_DECIMAL = re.compile(r"^\s*[-+]?(0[xob][0-9a-f_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|\.?(inf|infinity|nan))\s*$", re.IGNORECASE)

@@ -27,7 +27,7 @@ class Unlowerable(ValueError):
     """A SymPy construct the program has no node for."""
 
 
-_CALLS = {sp.floor: "floor", sp.ceiling: "ceil", sp.Abs: "abs", sp.exp: "exp", sp.log: "log", sp.Min: "min", sp.Max: "max", sp.LambertW: "lambertw"}
+_CALLS = {sp.floor: "floor", sp.ceiling: "ceil", sp.Abs: "abs", sp.exp: "exp", sp.log: "log", sp.Min: "min", sp.Max: "max", sp.LambertW: "lambertw", sp.factorial: "factorial", sp.gamma: "gamma"}
 _CMP = {sp.Lt: "<", sp.Le: "<=", sp.Gt: ">", sp.Ge: ">=", sp.Eq: "==", sp.Ne: "!="}
 
 
@@ -38,6 +38,10 @@ def expr(e: sp.Basic) -> P.Expr:
     while stack:
         node, ready = stack.pop()
         if id(node) in done:
+            continue
+        if isinstance(node, (sp.Sum, sp.Product)):  # its limits are a (index, lo, hi) Tuple: lowered as one node
+            (k, lo, hi) = node.limits[0]
+            done[id(node)] = P.Sum("sum" if isinstance(node, sp.Sum) else "prod", k.name, expr(lo), expr(hi), expr(node.function))
             continue
         args = node.args if not isinstance(node, (sp.Symbol, sp.Number, AppliedUndef)) else ()
         if not ready and args:
@@ -159,7 +163,12 @@ class _Lowerer:
         self.tables_for(res, inner)
         self.looped = outer | {t for t in self.looped if all(v not in tears for v in m.tables[t].inputs)}
         starts = tuple(expr(m.variables[t].default) if m.variables[t].default is not None else None for t in tears)
-        body.append(P.Search(tuple(tears), starts, tuple(inner), res, site(residuals[0] if residuals else s.equations[0])))
+        # a whole-number tear that sets a sum's bound (itself or through the block) has values only at whole numbers
+        moving = set(tears) | {name for name, _, _ in defs}
+        parts = [x.expr for x in inner if isinstance(x, P.Assign)] + list(res)
+        bounds = {r for e in parts for n in P.walk(e) if isinstance(n, P.Sum) for r in P.refs(n.lo) | P.refs(n.hi)}
+        whole = tuple(t for t in tears if m.variables[t].domain.integer and bounds & moving)
+        body.append(P.Search(tuple(tears), starts, tuple(inner), res, site(residuals[0] if residuals else s.equations[0]), whole))
 
 
 def _fraction(x) -> Fraction | None:

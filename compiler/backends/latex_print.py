@@ -282,7 +282,8 @@ class SheetPrinter(LatexPrinter):
             return rf"\left({tex}\right)" if v.negative else tex
         if expr in self.names:
             return self.names[expr]
-        return name_tex(expr.name.replace(".", "_")) if re.fullmatch(r"[A-Za-z0-9_.]+", expr.name) else r"\mathrm{?}"
+        name = expr.name.split("#")[0]  # a sum's index, 'k#12.4', is unique by its place; it prints as k
+        return name_tex(name.replace(".", "_")) if re.fullmatch(r"[A-Za-z0-9_.]+", name) else r"\mathrm{?}"
 
     def parenthesize_super(self, s):
         """A base raised to a power: a printed value (\\num{1.000e-05}, \\qty{2}{\\milli\\second}) in parentheses.

@@ -179,7 +179,10 @@ class NumpyProgramWriter(ProgramWriter):
         out.end_def()
         start = "None" if s.starts[0] is None else self.pr.code(s.starts[0])
         self.used.add("_search_np")
-        out.call(f"{self.names[tear]} = _search_np", [trial, start, number(d.factor), literal(d.kind), optional(d.lo), optional(d.hi), literal(tear), literal(d.unit), literal(s.site.what)])
+        out.call(
+            f"{self.names[tear]} = _search_np",
+            [trial, start, number(d.factor), literal(d.kind), optional(d.lo), optional(d.hi), literal(tear), literal(d.unit), literal(s.site.what), *(["True"] if tear in s.whole else [])],
+        )
         out.call(f"_, {tuple_text(inner)}, _bad = {trial}" if inner else f"_, _, _bad = {trial}", [self.names[tear]])
         if self.quiet:
             self.bad(out, "_bad")
