@@ -91,7 +91,7 @@ class Solution(Values):
         return f"<p><b>{html.escape(self._title())}</b></p>" + self._html_values()
 
     def _repr_markdown_(self) -> str:
-        from .derivation import text_lines
+        from .backends.text import text_lines
 
         return f"**{self._title()}**\n\n```\n" + "\n".join(text_lines(self)) + "\n```\n"
 

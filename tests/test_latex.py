@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from chainc.backends import BuildOptions, Unavailable, latex
-from chainc.backends.latex_print import latex_escape, name_tex, safe_symbol, si_unit
+from chainc.backends.latex.escape import latex_escape, name_tex, safe_symbol
+from chainc.backends.latex.units import si_unit
 from tests.conftest import reports
 from tests.tools import require
 

@@ -1,81 +1,23 @@
-"""LaTeX derivation sheets (`--format tex`) and their PDFs (`--format pdf`).
+"""The views of a Sheet: each part of a derivation sheet as the values its template prints (LaTeX made here, or prose).
 
-One `<model>.tex` per chain and `chains.tex` with every chain; each is a
-standalone document whose body is the same rendered sheet (templates/sheet.tex.j2
-inside templates/document.tex.j2). A sweep's figure is a matplotlib PDF under
-figures/. PDFs are compiled by pdflatex in a temporary folder, without shell
-escape, halting on the first error, then moved into the output folder.
-
-Same inputs, same bytes: the .tex is printed from sorted data, the figures carry
-no dates, and pdflatex runs with SOURCE_DATE_EPOCH, \\pdfinfoomitdate and an empty
-\\pdftrailerid.
+Every string in a view is either `Tex` (made by the printers of this package) or
+prose, which the template environment escapes.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import hashlib
-import os
-import re
-import shutil
-import subprocess
-import tempfile
-from dataclasses import dataclass
-from pathlib import Path
-
-import jinja2
 import sympy as sp
 
-from ..derivation import Sheet, Shown, Step, sheet
-from ..errors import ChaincError
-from ..format import fmt
-from ..ir import Model
-from ..results import CatalogReport, Report
-from . import BuildOptions, Unavailable, write_atomic
-from .latex_print import SheetPrinter, Tex, broken, latex_escape, number_tex, quantity_tex, symbol_tex, unit_tex
+from ...derivation import Dims, Sheet, Shown, Step
+from ...format import fmt
+from ...ir import Model
+from ...units import BadUnit, parse_quantity, parse_unit
+from .escape import Tex, ident, latex_escape, symbol_tex
+from .printer import SheetPrinter, broken
+from .units import number_tex, quantity_tex, unit_tex
 
-TEMPLATES = Path(__file__).with_name("templates")
 LINE = 58.0  # characters of math that fit beside an aligned left side
 LONG_TABLE = 40  # rows: longer tables break across pages
-INSTALL = "apt-get install texlive-latex-base texlive-latex-recommended texlive-science texlive-fonts-recommended latexmk"
-SOURCE_DATE_EPOCH = "1700000000"
-
-
-class LatexError(ChaincError, RuntimeError):
-    """pdflatex stopped on an error."""
-
-
-# --- from a sheet to template values ------------------------------------------------------------------
-
-
-def _env() -> jinja2.Environment:
-    def finalize(value):
-        if isinstance(value, Tex):
-            return value
-        if value is None:
-            return ""
-        return latex_escape(str(value))  # anything not made by our printers is prose: escape it
-
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        block_start_string="((*",
-        block_end_string="*))",
-        variable_start_string="(((",
-        variable_end_string=")))",
-        comment_start_string="((=",
-        comment_end_string="=))",
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-        undefined=jinja2.StrictUndefined,
-        finalize=finalize,
-    )
-
-
-def ident(name: str) -> Tex:
-    """An identifier in text, allowed to break after underscores."""
-    return Tex(r"\texttt{" + latex_escape(name).replace(r"\_", r"\_\allowbreak{}") + "}")
 
 
 def _math(tex: str) -> Tex:
@@ -151,9 +93,7 @@ def _table_view(model: Model, t) -> dict:
     table = model.tables[t.name]
     formulas = []
     for c in table.columns:
-        from ..derivation import _Dims
-
-        dims = _Dims(model)
+        dims = Dims(model)
         expr = dims.restore(c.expr, c.dim)
         formulas += _rows(printer._print_Symbol(c.sym), broken(printer, expr, LINE))
     header = " & ".join([r"$i$"] + [_math(printer._print_Symbol(c.sym).replace("_{i}", "")) if c.latex else _stacked(c.name) for c in t.columns])
@@ -202,9 +142,7 @@ def _rounding(q, printer) -> tuple[Tex, Tex]:
 
 def _question_view(model: Model, q) -> dict:
     printer = SheetPrinter(model)
-    from ..derivation import _Dims
-
-    dims = _Dims(model)
+    dims = Dims(model)
     cond = dims.restore(q.question.condition)
     words, eq = _rounding(q, printer)
     closed = None
@@ -227,8 +165,6 @@ def _question_view(model: Model, q) -> dict:
 
 def _in_unit(got: Shown, written: str, model: Model, name: str) -> Shown:
     """The computed value in the unit the expectation is written in (320 KiB/token, not 327,680 B/token)."""
-    from ..units import BadUnit, parse_quantity, parse_unit
-
     try:
         _, unit = parse_quantity(written)
         if not unit or unit == got.unit:
@@ -284,139 +220,3 @@ def sheet_view(model: Model, s: Sheet, source: str, figures: list[tuple[str, str
         "checks": _checks_view(model, s),
         "figures": [{"path": Tex(p), "caption": c} for p, c in figures],
     }
-
-
-# --- rendering ----------------------------------------------------------------------------------------
-
-
-def render(reports: list[Report], options: BuildOptions) -> tuple[dict[str, bytes], list[str]]:
-    """Every file of the tex build (relative path -> bytes), and the names of the documents to compile."""
-    from .plot import figure_bytes
-
-    env = _env()
-    files: dict[str, bytes] = {}
-    bodies = []
-    for report in reports:
-        m = report.model
-        s = sheet(report)
-        figures = []
-        for r in s.sweeps:
-            rel = f"figures/{m.name}-{r.sweep.name}.pdf"
-            files[rel] = figure_bytes(m, r, "pdf")
-            shown_ = ", ".join(n.replace("_", " ") for n in r.sweep.show)
-            caption = f"{m.title}: {shown_} against {r.sweep.over.replace('_', ' ')}, from {fmt(r.xs[0])} to {fmt(r.xs[-1])}"
-            if r.sweep.reference:
-                caption += f"; the dashed line is {r.sweep.reference.replace('_', ' ')}"
-            figures.append((rel, caption + "."))
-        body = env.get_template("sheet.tex.j2").render(s=sheet_view(m, s, report.source, figures))
-        bodies.append(Tex(body))
-        doc = env.get_template("document.tex.j2").render(standalone=True, bodies=[Tex(body)], title=m.title, intro="")
-        files[f"{m.name}.tex"] = doc.encode()
-    intro = "Every chain's derivation sheet, one per section: inputs, each equation solved in order with its numbers, the questions, and the card's checks."
-    doc = env.get_template("document.tex.j2").render(standalone=False, bodies=bodies, title="chainc: the chains", intro=intro)
-    files["chains.tex"] = doc.encode()
-    names = [r.model.name for r in reports] + ["chains"]
-    return files, names
-
-
-# --- compiling ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Compiled:
-    pdf: bytes
-    log: str
-    runs: int
-
-
-def tools_or_unavailable() -> str:
-    pdflatex = shutil.which("pdflatex")
-    if pdflatex is None:
-        raise Unavailable("pdflatex is not installed, so PDFs cannot be built", None, f"install TeX Live: {INSTALL}; or build --format tex")
-    return pdflatex
-
-
-def tex_environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH,
-            "FORCE_SOURCE_DATE": "1",
-            "shell_escape": "f",  # belt and braces: -no-shell-escape is on the command line too
-            "openout_any": "p",  # write only below the build folder
-            "openin_any": "p",  # no reading of dot files or files outside it by relative escape
-            "max_print_line": "1000",
-        }
-    )
-    return env
-
-
-def _errors(log: str) -> str:
-    lines = log.splitlines()
-    for k, line in enumerate(lines):
-        if line.startswith("!") or re.match(r"^[^:\s]+\.tex:\d+: ", line):
-            return "\n".join(lines[k : k + 4])
-    return "\n".join(lines[-5:])
-
-
-def compile_one(pdflatex: str, workdir: Path, name: str) -> Compiled:
-    cmd = [pdflatex, "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{name}.tex"]
-    env = tex_environment()
-    toc = workdir / f"{name}.toc"
-    runs, log = 0, ""
-    while runs < 3:
-        runs += 1
-        before = hashlib.sha256(toc.read_bytes()).hexdigest() if toc.exists() else None
-        proc = subprocess.run(cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
-        log_path = workdir / f"{name}.log"
-        log = log_path.read_text(errors="replace") if log_path.exists() else proc.stdout.decode(errors="replace")
-        if proc.returncode != 0:
-            raise LatexError(f"pdflatex failed on {name}.tex:\n{_errors(log)}", None, f"the full log is {name}.log; rebuild with --format tex and run pdflatex on it to see more")
-        after = hashlib.sha256(toc.read_bytes()).hexdigest() if toc.exists() else None
-        if before == after and "Rerun to get" not in log:
-            break
-    return Compiled((workdir / f"{name}.pdf").read_bytes(), log, runs)
-
-
-def compile_documents(files: dict[str, bytes], names: list[str], workdir: Path) -> dict[str, Compiled]:
-    """Write `files` into `workdir` and compile each named document there (in parallel)."""
-    pdflatex = tools_or_unavailable()
-    for rel, data in files.items():
-        path = workdir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    workers = max(1, min(len(names), os.cpu_count() or 1))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {n: pool.submit(compile_one, pdflatex, workdir, n) for n in names}
-        return {n: f.result() for n, f in futures.items()}
-
-
-@dataclass(frozen=True)
-class Built:
-    paths: list[Path]
-    compiled: dict[str, Compiled]
-
-
-def build_documents(reports: list[Report], fmt: str, options: BuildOptions) -> Built:
-    if fmt == "pdf":
-        tools_or_unavailable()  # before any work or output
-    files, names = render(reports, options)
-    compiled: dict[str, Compiled] = {}
-    if fmt == "pdf":
-        with tempfile.TemporaryDirectory(prefix="chainc-tex-") as tmp:
-            compiled = compile_documents(files, names, Path(tmp))
-    out = Path(options.out)
-    paths = []
-    for rel, data in sorted(files.items()):
-        write_atomic(out / rel, data)
-        paths.append(out / rel)
-    for n in names:
-        if n in compiled:
-            write_atomic(out / f"{n}.pdf", compiled[n].pdf)
-            paths.append(out / f"{n}.pdf")
-    return Built(paths, compiled)
-
-
-def build(reports: list[Report], catalog: CatalogReport, fmt: str, options: BuildOptions) -> list[Path]:
-    """`--format tex`: the .tex files and figures; `--format pdf`: those and the compiled PDFs."""
-    return build_documents(reports, fmt, options).paths
