@@ -12,11 +12,11 @@ printers (compiler/backends/latex/, compiler/backends/text.py) decide how it loo
 from __future__ import annotations
 
 from .literals import LITERALS, Dims
-from .sheet import CatalogUse, CheckView, Expected, Input, QuestionView, Rounding, Sheet, TableView, sheet
-from .shown import Shown, shown
+from .sheet import CatalogUse, CheckView, Expected, Input, Mover, Movers, QuestionView, Relation, Rounding, Sheet, TableView, sheet
+from .shown import Shown, shown, shown_boundary
 from .steps import Step, aggregate_info, closed_form, derive
 
 __all__ = [
-    "LITERALS", "CatalogUse", "CheckView", "Dims", "Expected", "Input", "QuestionView", "Rounding", "Sheet", "Shown", "Step", "TableView",
-    "aggregate_info", "closed_form", "derive", "sheet", "shown",
+    "LITERALS", "CatalogUse", "CheckView", "Dims", "Expected", "Input", "Mover", "Movers", "QuestionView", "Relation", "Rounding", "Sheet", "Shown", "Step", "TableView",
+    "aggregate_info", "closed_form", "derive", "sheet", "shown", "shown_boundary",
 ]  # fmt: skip

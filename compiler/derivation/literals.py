@@ -30,16 +30,23 @@ def _literal(value: sp.Expr, dim, hint: Quantity | None) -> sp.Expr:
     if hint is not None and hint.dim == dim:
         shown_ = Shown(fmt(value / hint.factor), hint.unit, float(value / hint.factor))
     else:
-        num = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{_power(v)}" if v != 1 else "") for k, v in sorted(dim.items()) if v > 0]
-        den = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{_power(-v)}" if v != -1 else "") for k, v in sorted(dim.items()) if v < 0]
-        unit = "*".join(num) or "1"
-        if den:
-            unit += "/" + "/".join(den)
-        shown_ = Shown(fmt(value), unit, float(value))
+        shown_ = Shown(fmt(value), base_unit(dim), float(value))
     name = f"\x00{shown_.text} {shown_.unit}"
     LITERALS[name] = shown_
     sym = sp.Symbol(name, positive=True)
     return sym if sign > 0 else -sym
+
+
+def base_unit(dim) -> str:
+    """A dimension's base unit as written: 'bit/s', 'token/request', '1/s'; '' when dimensionless."""
+    if dim == DIMENSIONLESS:
+        return ""
+    num = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{_power(v)}" if v != 1 else "") for k, v in sorted(dim.items()) if v > 0]
+    den = [BASE_UNITS.get(k, k.strip("[]")) + (f"^{_power(-v)}" if v != -1 else "") for k, v in sorted(dim.items()) if v < 0]
+    unit = "*".join(num) or "1"
+    if den:
+        unit += "/" + "/".join(den)
+    return unit
 
 
 def _power(v) -> str:
@@ -106,6 +113,16 @@ class Dims:
                     return q
         return None
 
+    def unit_of(self, e, dim) -> Quantity | None:
+        """A quantity of `e` (a symbol of it, left side first) with this dimension and a unit: the unit to write it in."""
+        sides = (e.lhs, e.rhs) if isinstance(e, sp.core.relational.Relational) else (e,)
+        for side in sides:
+            for s in sorted(side.free_symbols, key=sp.default_sort_key):
+                q = self.of.get(s)
+                if q is not None and q.dim == dim and q.unit:
+                    return q
+        return None
+
     def restore(self, e, want=None, hint=None):
         if e.is_Number:
             return _literal(e, want, hint) if want is not None else e
@@ -139,7 +156,8 @@ class Dims:
         if isinstance(e, sp.core.relational.Relational):
             dl, dr = self.natural(e.lhs), self.natural(e.rhs)
             d = dl if e.lhs.free_symbols else dr
-            return e.func(self.restore(e.lhs, d), self.restore(e.rhs, d), evaluate=False)
+            h = self.unit_of(e, d)  # a bare number compared with GB is written in GB, not bits
+            return e.func(self.restore(e.lhs, d, h), self.restore(e.rhs, d, h), evaluate=False)
         if isinstance(e, sp.Min | sp.Max):
             want = want if want is not None else self.natural(e)
             return e.func(*[self.restore(a, want) for a in e.args], evaluate=False)
