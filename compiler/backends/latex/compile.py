@@ -2,7 +2,7 @@
 
 Same inputs, same bytes: pdflatex runs with SOURCE_DATE_EPOCH, and the documents
 set \\pdfinfoomitdate and an empty \\pdftrailerid. A document is run again until
-its table of contents and bookmarks settle (at most three runs).
+its table of contents settles (at most three runs).
 """
 
 from __future__ import annotations
@@ -64,21 +64,25 @@ def _errors(log: str) -> str:
     return "\n".join(lines[-5:])
 
 
+def _digests(paths: list[Path]) -> list[str | None]:
+    return [hashlib.sha256(p.read_bytes()).hexdigest() if p.exists() else None for p in paths]
+
+
 def compile_one(pdflatex: str, workdir: Path, name: str) -> Compiled:
     cmd = [pdflatex, "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error", f"{name}.tex"]
     env = tex_environment()
-    toc = workdir / f"{name}.toc"
+    aux = [workdir / f"{name}.toc"]  # a table of contents takes a second run (bookmarks do not: the bookmark package)
     runs, log = 0, ""
     while runs < 3:
         runs += 1
-        before = hashlib.sha256(toc.read_bytes()).hexdigest() if toc.exists() else None
+        before = _digests(aux)
         proc = subprocess.run(cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
         log_path = workdir / f"{name}.log"
         log = log_path.read_text(errors="replace") if log_path.exists() else proc.stdout.decode(errors="replace")
         if proc.returncode != 0:
             raise LatexError(f"pdflatex failed on {name}.tex:\n{_errors(log)}", None, f"the full log is {name}.log; rebuild with --format tex and run pdflatex on it to see more")
-        after = hashlib.sha256(toc.read_bytes()).hexdigest() if toc.exists() else None
-        if before == after and "Rerun to get" not in log:
+        after = _digests(aux)
+        if before == after and "Rerun to get" not in log and "Rerun LaTeX" not in log:
             break
     return Compiled((workdir / f"{name}.pdf").read_bytes(), log, runs)
 

@@ -157,6 +157,55 @@ def symbol_tex(q: Quantity) -> str:
     return safe_symbol(q.latex) or name_tex(q.name.split(".")[-1] if "." in q.name and not q.latex else q.name)
 
 
-def ident(name: str) -> Tex:
-    """An identifier in text, allowed to break after underscores."""
-    return Tex(r"\texttt{" + latex_escape(name).replace(r"\_", r"\_\allowbreak{}") + "}")
+def ident(name: str, breakable: bool = False) -> Tex:
+    """An identifier in text, in one piece; `breakable`: it may break after '.' or '_', where a mark shows it goes on."""
+    if not breakable:
+        return Tex(r"\mbox{\texttt{" + latex_escape(name) + "}}")
+    return Tex(r"\texttt{" + _breakable(name) + "}")
+
+
+def _breakable(name: str) -> str:
+    mark = r"\discretionary{\chainbreakmark}{}{}"
+    return latex_escape(name).replace(r"\_", r"\_" + mark).replace(".", "." + mark)
+
+
+_PLAIN = {
+    "µ": "u",
+    "μ": "u",
+    "×": "x",
+    "·": ".",
+    "–": "-",
+    "—": "-",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "…": "...",
+    "≤": "<=",
+    "≥": ">=",
+    "≈": "~",
+    "→": "->",
+    "±": "+/-",
+    "°": " deg",
+    "²": "^2",
+    "³": "^3",
+    "€": "EUR",
+}
+
+
+def pdf_text(text: str) -> Tex:
+    """Prose for a PDF string (a bookmark, the document title): escaped as latex_escape does, but only with
+    commands hyperref turns into characters, so nothing is lost from the outline."""
+    plain = "".join(_PLAIN.get(ch, ch) if ord(ch) >= 128 and not (0xC0 <= ord(ch) <= 0xFF) else ch for ch in str(text))
+    return latex_escape(plain)
+
+
+_IDENT = re.compile(r"([A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)*_[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)*)")
+
+
+def prose(text: str) -> Tex:
+    """Prose as latex_escape makes it, where a name written in it (max_num_batched_tokens) may break
+    after '_' or '.' with a visible mark, as `ident(..., breakable=True)` does, instead of running into the margin."""
+    parts = _IDENT.split(str(text))
+    out = [_breakable(p) if k % 2 else latex_escape(p) for k, p in enumerate(parts)]
+    return Tex("".join(out))

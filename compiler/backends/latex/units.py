@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ...derivation import Shown
-from .escape import latex_escape
+from .escape import Tex, latex_escape
 
 _UNITS = {
     "s": r"\second", "sec": r"\second", "second": r"\second", "min": r"\minute", "minute": r"\minute", "h": r"\hour", "hr": r"\hour", "hour": r"\hour", "d": r"\day", "day": r"\day",
@@ -91,3 +91,45 @@ def unit_tex(unit: str) -> str:
 
 def number_tex(text: str) -> str:
     return rf"\num{{{_number(text)}}}"
+
+
+# --- decimal-aligned table columns (siunitx S) ----------------------------------------------------------
+
+_S_NUMBER = re.compile(r"(?P<cmp>\\[lg]eq |[<>] )?(?P<sign>-)?(?P<int>\d+)(?:\.(?P<dec>\d+))?(?:e(?P<esign>[-+])?(?P<exp>\d+))?")
+COMPARATORS = {"<": "< ", ">": "> ", "<=": r"\leq ", ">=": r"\geq "}  # a bound in an S cell: '\geq 34.35'
+
+
+def s_cell(text: str, comparator: str = "") -> Tex:
+    """A number for an S column ('6,450' -> 6450, '5.243e-06'), optionally after a comparator; anything else as braced text."""
+    number = COMPARATORS.get(comparator, "") + _number(text)
+    return Tex(number if _S_NUMBER.fullmatch(number) else "{" + latex_escape(text) + "}")
+
+
+def s_column(cells: list[str], fixed: float | None = None) -> Tex:
+    """The S column that aligns these cells (made by s_cell) on the decimal point: S[table-format=<-6.3e-2].
+
+    `fixed`: the column is this many em wide, or wider if the numbers need it (a longtable of
+    fixed-width columns is laid out in one pdflatex run; a header wider than the numbers
+    would otherwise widen the column after the first page and ask for another run).
+    """
+    cmp = sign = esign = False
+    whole, decimals, exponent = 1, 0, 0
+    for cell in cells:
+        m = _S_NUMBER.fullmatch(cell)
+        if m is None:
+            continue
+        cmp |= bool(m.group("cmp"))
+        sign |= bool(m.group("sign"))
+        whole = max(whole, len(m.group("int")))
+        decimals = max(decimals, len(m.group("dec") or ""))
+        if m.group("exp"):
+            exponent = max(exponent, len(str(int(m.group("exp")))))
+            esign |= m.group("esign") == "-"
+    spec = ("<" if cmp else "") + ("-" if sign else "") + f"{whole}.{decimals}"
+    if exponent:
+        spec += "e" + ("-" if esign else "") + str(exponent)
+    if fixed is None:
+        return Tex(f"S[table-format={spec}]")
+    # digits are half an em; a separator or the point a quarter; a comparator, the sign, x 10^e about an em each
+    em = 0.5 * (whole + decimals) + 0.25 * ((whole - 1) // 3 + bool(decimals)) + 1.1 * cmp + 0.6 * sign + (2.0 + 0.4 * (exponent + esign) if exponent else 0)
+    return Tex(f"S[table-format={spec},table-column-width={max(fixed, round(em + 0.5, 1))}em]")

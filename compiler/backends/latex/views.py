@@ -6,15 +6,13 @@ prose, which the template environment escapes.
 
 from __future__ import annotations
 
-import sympy as sp
-
-from ...derivation import Dims, Sheet, Shown, Step
-from ...format import fmt
+from ... import __version__
+from ...derivation import Dims, Movers, Sheet, Step
 from ...ir import Model
-from ...units import BadUnit, parse_quantity, parse_unit
-from .escape import Tex, ident, latex_escape, symbol_tex
+from .checks import checks_view
+from .escape import Tex, ident, latex_escape, pdf_text, symbol_tex
 from .printer import SheetPrinter, broken
-from .units import number_tex, quantity_tex, unit_tex
+from .units import number_tex, quantity_tex, s_cell, s_column, unit_tex
 
 LINE = 58.0  # characters of math that fit beside an aligned left side
 LONG_TABLE = 40  # rows: longer tables break across pages
@@ -73,19 +71,22 @@ def _catalog_view(model: Model, s: Sheet) -> list[dict]:
     for c in s.catalog:
         rows = []
         for ref, _latex, description, value in c.values:
-            rows.append({"ref": ident(ref), "description": description, "number": Tex(number_tex(value.text)), "unit": Tex(unit_tex(value.unit))})
+            rows.append({"ref": ident(ref), "description": description, "number": s_cell(value.text), "unit": Tex(unit_tex(value.unit))})
         label = {"gpu": "GPU", "llm": "LLM"}.get(c.kind, f"Model {c.kind}")
-        out.append({"kind_label": label, "title": c.title, "id": c.id, "rows": rows, "is_model": c.kind not in ("gpu", "llm")})
+        column = s_column([r["number"] for r in rows])
+        out.append({"kind_label": label, "title": c.title, "bookmark": pdf_text(f"{label}: {c.title}"), "id": c.id, "rows": rows, "is_model": c.kind not in ("gpu", "llm"), "column": column})
     return out
 
 
-def _inputs_view(model: Model, s: Sheet) -> list[dict]:
-    out = []
+def _inputs_view(model: Model, s: Sheet) -> dict:
+    rows = []
     for i in s.inputs:
         v = model.variables[i.name]
         source = ident(i.source) if "." in i.source else i.source
-        out.append({"symbol": _math(symbol_tex(v)), "description": i.description or ident(i.name), "number": Tex(number_tex(i.value.text)), "unit": Tex(unit_tex(i.value.unit)), "source": source})
-    return out
+        rows.append(
+            {"symbol": _math(symbol_tex(v)), "description": i.description or ident(i.name, breakable=True), "number": s_cell(i.value.text), "unit": Tex(unit_tex(i.value.unit)), "source": source}
+        )
+    return {"rows": rows, "column": s_column([r["number"] for r in rows])}
 
 
 def _table_view(model: Model, t) -> dict:
@@ -101,6 +102,8 @@ def _table_view(model: Model, t) -> dict:
     rows = [Tex(" & ".join([str(k)] + [number_tex(x) for x in row])) for k, row in enumerate(t.rows, 1)]
     return {
         "name": t.name,
+        "bookmark": pdf_text(f"Table {t.name}"),
+        "ident": ident(t.name),
         "about": t.about,
         "formulas": Tex(" \\\\\n".join(formulas)),
         "colspec": Tex("@{}r" + "r" * len(t.columns) + "@{}"),
@@ -144,79 +147,88 @@ def _question_view(model: Model, q) -> dict:
     printer = SheetPrinter(model)
     dims = Dims(model)
     cond = dims.restore(q.question.condition)
-    words, eq = _rounding(q, printer)
+    words, eq = _rounding(q, printer) if q.rounding is not None else (None, None)
     closed = None
     if q.closed_form is not None:
         form = dims.restore(q.closed_form, q.variable.dim)
         closed = Tex(" \\\\\n".join(_rows(symbol_tex(q.variable), broken(printer, form, LINE))))
     return {
         "name": q.question.name,
+        "bookmark": pdf_text(f"Question {q.question.name}"),
+        "ident": ident(q.question.name),
         "ask": q.question.ask or q.question.condition_text,
         "seek": q.question.seek,
         "find": _math(symbol_tex(q.variable)),
         "condition": _math(printer.doprint(cond)),
         "steps": [{"tex": step_tex(model, st, "B")} for st in q.steps],
-        "searched": not q.steps and q.rounding.kind != "edge",  # a jump or a stretch of equality, found by searching
+        "searched": not q.steps and q.rounding is not None and q.rounding.kind != "edge",  # a jump or a stretch of equality, found by searching
+        "error": q.error,
         "closed_form": closed,
         "rounding_words": words,
         "rounding": eq,
     }
 
 
-def _in_unit(got: Shown, written: str, model: Model, name: str) -> Shown:
-    """The computed value in the unit the expectation is written in (320 KiB/token, not 327,680 B/token)."""
-    try:
-        _, unit = parse_quantity(written)
-        if not unit or unit == got.unit:
-            return got
-        _, factor, dim = parse_unit(unit)
-    except BadUnit:
-        return got
-    var = model.variables[name]
-    if dim != var.dim:
-        return got
-    value = sp.Float(got.value) * var.factor / factor
-    return Shown(fmt(value), unit, float(value), bool(value < 0))
+def _movers_view(model: Model, m: Movers, figure: str | None) -> dict:
+    """What moves a question's answer most: the boundary's elasticities, largest first, and their bar chart."""
+    rows = []
+    for x in m.rows:
+        e = s_cell(f"{x.elasticity:.3f}") if x.elasticity is not None else Tex("{" + latex_escape(x.note or "undefined") + "}")
+        rows.append(
+            {
+                "symbol": _math(symbol_tex(x.variable)),
+                "description": x.variable.description or ident(x.input, breakable=True),
+                "number": s_cell(x.value.text),
+                "unit": Tex(unit_tex(x.value.unit)),
+                "elasticity": e,
+                "method": x.method,
+            }
+        )
+    return {
+        "name": m.question.name,
+        "find": _math(symbol_tex(m.variable)),
+        "find_name": m.variable.name,
+        "bookmark": pdf_text(f"What moves {m.variable.name} most"),
+        "ident": ident(m.question.name),
+        "boundary": _math(f"{symbol_tex(m.variable)} = {quantity_tex(m.boundary)}"),
+        "rows": rows,
+        "value_col": s_column([r["number"] for r in rows]),
+        "elasticity_col": s_column([r["elasticity"] for r in rows]),
+        "figure": Tex(figure) if figure else None,
+    }
 
 
-def _checks_view(model: Model, s: Sheet) -> list[dict]:
-    out = []
-    for c in s.checks:
-        about = latex_escape(c.check.about or "check")
-        if c.given:
-            about = Tex(about + r" \chainmuted{(given " + ", ".join(f"${symbol_tex(model.variables[n])} = {quantity_tex(v)}$" for n, v in c.given) + ")}")
-        rows = []
-        for k, e in enumerate(c.expected):
-            name = e.label.split(": ")[-1]
-            got = _in_unit(e.got, e.written, model, name)
-            var = model.variables[name]
-            rows.append(
-                {
-                    "about": Tex(about if k == 0 else ""),
-                    "expected": e.written,
-                    "computed": _math(f"{symbol_tex(var)} = {quantity_tex(got)}"),
-                    "verdict": Tex(r"\chainok" if e.ok else r"\chainbad"),
-                }
-            )
-        if c.that_ok is not None:
-            text = Tex((about + r"\newline " if not rows else "") + r"{\footnotesize\texttt{" + latex_escape(c.check.that_text) + "}}")
-            rows.append({"about": text, "expected": "holds", "computed": "holds" if c.that_ok else "does not hold", "verdict": Tex(r"\chainok" if c.that_ok else r"\chainbad")})
-        if c.error:
-            rows.append({"about": about, "expected": "", "computed": c.error, "verdict": Tex(r"\chainbad")})
-        out.append({"rows": rows})
-    return out
+def footer(s: Sheet) -> dict:
+    """What every page of a sheet names: the model file, its content hash, the hardware, chainc's version."""
+    source = latex_escape(s.source).replace("/", r"/\allowbreak{}")
+    return {
+        "source": Tex(r"\texttt{" + source + "}"),
+        "digest": s.digest[:12] or "unreadable",
+        "hardware": s.hardware_text or "no GPU or LLM",
+        "version": __version__,
+    }
 
 
-def sheet_view(model: Model, s: Sheet, source: str, figures: list[tuple[str, str]]) -> dict:
+def sheet_view(model: Model, s: Sheet, figures: list[tuple[str, str]], movers: dict[str, str]) -> dict:
+    """The sheet's template values; `figures` are the sweeps' (path, caption), `movers` question -> its chart's path."""
+    by_question = {m.question.name: _movers_view(model, m, movers.get(m.question.name)) for m in s.movers}
+    questions = []
+    for q in s.questions:
+        view = _question_view(model, q)
+        view["movers"] = by_question.get(q.question.name)
+        questions.append(view)
     return {
         "title": model.title,
+        "pdf_title": pdf_text(model.title),
+        "name": model.name,
         "about": model.about,
-        "source": source,
+        "source": s.source,
+        "footer": footer(s),
         "catalog": _catalog_view(model, s),
         "inputs": _inputs_view(model, s),
         "steps": [{"tex": step_tex(model, st)} for st in s.steps],
         "tables": [_table_view(model, t) for t in s.tables],
-        "questions": [_question_view(model, q) for q in s.questions],
-        "checks": _checks_view(model, s),
+        "questions": questions,
+        "checks": checks_view(model, s),
         "figures": [{"path": Tex(p), "caption": c} for p, c in figures],
     }
