@@ -32,7 +32,7 @@ METADATA = {
 COLORS = ("#1f5fa8", "#c8541b", "#2e8b57", "#7a3fa0", "#8c6d1f")
 STYLES = ("-", (0, (5, 2.5)), (0, (1, 1.6)), (0, (6, 2, 1, 2)))  # solid, dashed, dotted, dash-dot: one per series of a panel
 WIDTHS = (2.6, 1.5, 1.5, 1.5)  # the first series is wide, so a later one drawn on it leaves it visible at both edges
-REFERENCE = "#555555"
+REFERENCE = "#3a3a3a"
 # text.parse_math off: model text ($ in an about line, a unit) is text, never mathtext to parse
 RC = {"svg.hashsalt": "chainc", "svg.fonttype": "path", "pdf.fonttype": 42, "font.size": 9, "axes.titlesize": 10, "path.simplify": False, "text.parse_math": False}
 
@@ -85,7 +85,7 @@ def figure(model: Model, result: SweepResult, hardware: str = ""):
             k += 1
         if names is lower and ref_var is not None and result.reference is not None:
             text = f"{sweep.reference.replace('_', ' ')} = {fmt(result.reference)} {ref_var.unit}".rstrip()
-            ax.axhline(result.reference, color=REFERENCE, linestyle=(0, (1, 1.2)), linewidth=1.2, zorder=1)  # labelled on the line itself
+            ax.axhline(result.reference, color=REFERENCE, linestyle=(0, (1.5, 1.5)), linewidth=1.6, zorder=1)  # labelled on the line itself
             ax.annotate(text, xy=(1, result.reference), xycoords=("axes fraction", "data"), xytext=(-4, 3), textcoords="offset points", ha="right", va="bottom", fontsize=8, color=REFERENCE)
         ax.set_ylabel(", ".join(u or "1" for u in units))
         ax.grid(True, color="#dddddd", linewidth=0.6)
