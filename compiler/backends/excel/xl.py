@@ -210,3 +210,15 @@ def _print(node) -> tuple[str, int]:
         rs = rs if right_ok else f"({rs})"
         return f"{ls}{node.op}{rs}", level
     raise TypeError(f"not a formula node: {node!r}")
+
+
+def as_text(v) -> str:
+    """A value as `&` turns it into text (numbers with up to 15 significant digits)."""
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, str):
+        return v
+    x = float(v)
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.15g}".upper().replace("E+0", "E+").replace("E-0", "E-") if "e" in f"{x:.15g}" else f"{x:.15g}"

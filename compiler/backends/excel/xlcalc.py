@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-from .xl import _LEVEL, CMP, DIV0, NA, NUM, REF, VALUE, Cell, Fn, Index, Lit, Neg, Op, Range, Series, Str, XError
+from .xl import _LEVEL, CMP, DIV0, NA, NUM, REF, VALUE, Cell, Fn, Index, Lit, Neg, Op, Range, Series, Str, XError, as_text
 
 _BOUND: dict[str, float] = {}  # a Series' index key -> the term being evaluated
 
@@ -127,18 +127,6 @@ def _rank(v):
 def _compare(o: str, a, b) -> bool:
     x, y = _rank(a), _rank(b)
     return {"=": x == y, "<>": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[o]
-
-
-def as_text(v) -> str:
-    """A value as `&` turns it into text (numbers with up to 15 significant digits)."""
-    if isinstance(v, bool):
-        return "TRUE" if v else "FALSE"
-    if isinstance(v, str):
-        return v
-    x = float(v)
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    return f"{x:.15g}".upper().replace("E+0", "E+").replace("E-0", "E-") if "e" in f"{x:.15g}" else f"{x:.15g}"
 
 
 def _truth(v):
