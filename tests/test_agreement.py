@@ -369,9 +369,17 @@ TWO_ROOTS_ARE_CHOSEN_QUICKLY = Chain(
     ({"a0": 12.5},),
 )
 
+# a crash (Unlowerable: ComplexInfinity) instead of an error: SymPy cancelled 1 / (prev.c0 / 0) in the column's
+# value but kept the divisor prev.c0 * zoo for its guard; a constant 0 divisor is now refused where it is written
+ZERO_DIVISOR_IN_A_COLUMN = Chain(
+    'name: chain\ntitle: a random chain\nvariables:\n  a0: {value: 2}\n  a1: {domain: "real"}\nequations:\n  - "a1 = a0 + sum(t.c0)"\n'
+    'tables:\n  t:\n    rows: "2"\n    columns:\n      c0: {formula: "1 / (prev.c0 / min(1, 0))", initial: 1}\n'
+)
+
 
 @AGREE_SETTINGS
 @example(chain=TWO_ROOTS_ARE_CHOSEN_QUICKLY)
+@example(chain=ZERO_DIVISOR_IN_A_COLUMN)
 @given(chain=chains())
 def test_the_modules_agree_with_the_solver(chain_project, out, chain):
     run_chain(chain_project, out, chain)
