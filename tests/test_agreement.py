@@ -376,9 +376,18 @@ ZERO_DIVISOR_IN_A_COLUMN = Chain(
     'tables:\n  t:\n    rows: "2"\n    columns:\n      c0: {formula: "1 / (prev.c0 / min(1, 0))", initial: 1}\n'
 )
 
+# a2 + a1 = max(2, a1) has no root for a2 = -1; the modules found a1 = 1.8e16, where a2 + a1 rounds to a1
+# in floats and the residual was 0: residuals are now summed without cancellation error (runtime exact_sum)
+ROUNDING_IS_NO_ROOT = Chain(
+    'name: chain\ntitle: a random chain\nvariables:\n  a0: {unit: "s", value: 2}\n  a1: {value: 1, integer: true}\n  a2: {domain: "real"}\nequations:\n  - "a2 + a1 = max(2, a1)"\n',
+    ({},),
+    ("a1", "a2"),
+)
+
 
 @AGREE_SETTINGS
 @example(chain=TWO_ROOTS_ARE_CHOSEN_QUICKLY)
+@example(chain=ROUNDING_IS_NO_ROOT)
 @example(chain=ZERO_DIVISOR_IN_A_COLUMN)
 @given(chain=chains())
 def test_the_modules_agree_with_the_solver(chain_project, out, chain):
