@@ -144,7 +144,7 @@ def _pick_np(options: list, names: str, domains: list, where: str) -> tuple:
             if np.iscomplexobj(v):  # a closed form may pass through complex values to a real root
                 ok &= np.abs(v.imag) <= 1e-12 * (np.abs(v.real) + 1)
                 v = v.real
-            ok &= _admits_np(v, *domain)
+            ok &= _admits_np(v, *domain) & np.isfinite(v)  # inf: a division by zero, where the scalar candidate raises
             values.append(v.astype(float))
         cands.append((values, ok))
     chosen = [np.full(shape, np.nan) for _ in domains]
