@@ -101,10 +101,25 @@ def _guards(eq: Equation) -> list[P.Guard]:
 class _Lowerer:
     """Lowers one plan; tracks which tables have been looped in the current scope."""
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, known=()):
         self.model = model
         self.by_aggregate = {name: agg.table for name, agg in model.aggregates.items()}
         self.looped: set[str] = set()
+        self.known: set[str] = set(known)  # the names computed so far (inputs first)
+        self.pending: list[P.Guard] = []  # divisors that read a name not computed yet
+
+    def guards(self, guards, body: list) -> None:
+        """Each guard once every name it reads is computed: a step can come before the divisor it guards.
+
+        a4 = 0 / a3 is the constant 0 (the step needs nothing), but its divisor a3 comes from a later step.
+        """
+        for stmt in body:
+            if isinstance(stmt, (P.Assign, P.Pick, P.Search, P.Loop)):
+                self.known |= _defines(stmt)
+        self.pending.extend(guards)
+        ready = [g for g in self.pending if (P.refs(g.divisor) | P.refs(g.when)) <= self.known]
+        self.pending = [g for g in self.pending if g not in ready]
+        body.extend(ready)
 
     def loop(self, table: Table) -> P.Loop:
         m = self.model
@@ -141,8 +156,7 @@ class _Lowerer:
             body.append(P.Pick(s.unknowns, cands, site(s.equations[0])))
         else:
             self.search(s, body)
-        for eq in s.equations:
-            body.extend(_guards(eq))
+        self.guards([g for eq in s.equations for g in _guards(eq)], body)
 
     def search(self, s: Step, body: list) -> None:
         m = self.model
@@ -162,6 +176,19 @@ class _Lowerer:
         body.append(P.Search(tuple(tears), starts, tuple(inner), res, site(residuals[0] if residuals else s.equations[0])))
 
 
+def _defines(s) -> set[str]:
+    """The names a statement computes."""
+    if isinstance(s, P.Assign):
+        return {s.name}
+    if isinstance(s, P.Pick):
+        return set(s.names)
+    if isinstance(s, P.Search):
+        return set(s.tears) | {n for x in P.statements(s.body) for n in _defines(x)}
+    if isinstance(s, P.Loop):
+        return {name for name, _, _ in s.aggregates}
+    return set()
+
+
 def _fraction(x) -> Fraction | None:
     return None if x is None else Fraction(int(sp.Rational(x).p), int(sp.Rational(x).q))
 
@@ -179,13 +206,14 @@ def domain(model: Model, name: str) -> P.Domain:
 @lru_cache(maxsize=1024)
 def lower(plan: Plan) -> P.Program:
     m = plan.model
-    low = _Lowerer(m)
+    low = _Lowerer(m, tuple(plan.known) + tuple(m.params))
     body: list = []
     for s in plan.steps:
         low.step(s, body)
     for name, t in m.tables.items():  # tables no step needed are still part of the solution
         if name not in low.looped:
             body.append(low.loop(t))
+    body.extend(low.pending)
     outputs = tuple(n for s in plan.steps for n in s.unknowns)
     numeric = tuple(n for s in plan.steps if s.method == "numeric" for n in s.unknowns)
     inputs = tuple(sorted(plan.known)) + tuple(m.params)

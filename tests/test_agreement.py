@@ -438,12 +438,32 @@ INFINITE_ROOT_IS_NO_ROOT = Chain(
     ({"a0": 0.5},),
 )
 
+# a crash (KeyError: 'a3') in the question's boundary program: a4 = 0 / a3 is the constant 0, so its step came
+# first, and the guard of its divisor a3 with it, before the boundary equation computed a3
+GUARD_BEFORE_ITS_DIVISOR = Chain(
+    yaml("""
+    name: chain
+    title: a random chain
+    variables:
+      a1: {unit: "s", value: 2}
+      a3: {unit: "token", domain: "real"}
+      a4: {unit: "token", domain: "real"}
+    equations:
+      - "a3 = 4[s*token] / (a1 + a1)"
+      - "a4 = (0 * 2[token**2]) / a3"
+    questions:
+      q0: {find: "a1", such_that: "a3 > 1.5[token]", seek: "max"}
+    """),
+    ({"a1": 0.5},),
+)
+
 
 @AGREE_SETTINGS
 @example(chain=TWO_ROOTS_ARE_CHOSEN_QUICKLY)
 @example(chain=ROUNDING_IS_NO_ROOT)
 @example(chain=ZERO_DIVISOR_IN_A_COLUMN)
 @example(chain=INFINITE_ROOT_IS_NO_ROOT)
+@example(chain=GUARD_BEFORE_ITS_DIVISOR)
 @given(chain=chains())
 def test_the_modules_agree_with_the_solver(chain_project, out, chain):
     run_chain(chain_project, out, chain)
