@@ -78,8 +78,14 @@ def pytest_terminal_summary(terminalreporter):
             f"({a['queries refused by the solver']:,} refused), asked {a['queries asked']:,} times"
         )
         if AGREE_SLOWEST[1]:
-            first = "; ".join(line.strip() for line in AGREE_SLOWEST[1].splitlines()[3:] if line.strip())
-            terminalreporter.write_line(f"  slowest chain: {AGREE_SLOWEST[0]:.2f} s, {first[:300]}")
+            seconds, text = AGREE_SLOWEST
+            if seconds < 5:
+                first = "; ".join(line.strip() for line in text.splitlines()[3:] if line.strip())
+                terminalreporter.write_line(f"  slowest chain: {seconds:.2f} s, {first[:200]}")
+            else:  # worth a look: the whole chain
+                terminalreporter.write_line(f"  slowest chain: {seconds:.2f} s:")
+                for line in text.splitlines():
+                    terminalreporter.write_line(f"    {line}")
         if a["workbook chains"]:
             terminalreporter.write_line(
                 f"  workbook: {a['workbook chains']:,} chains recalculated by LibreOffice ({a['cannot print (Excel)']:,} cannot print), "
