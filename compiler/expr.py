@@ -194,7 +194,12 @@ class _Builder:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{_describe(node)} is not allowed in an expression", "use numbers, names, + - * / **, comparisons and the functions " + ", ".join(FUNCTIONS))
-        return method(node)
+        term = method(node)
+        # a constant without a finite value (1/0, 0 ** -1, log(0)) is refused where it is written: SymPy can
+        # cancel it later (1 / (x / 0) is 0), and a divisor that kept it (x * zoo) has no program node
+        if isinstance(node, (ast.BinOp, ast.Call)) and term.dim != BOOL and term.expr.is_number and term.expr.has(*_NO_VALUE):
+            raise self.fail(node, "this expression has no finite real value", "look for a division by zero or the logarithm of 0")
+        return term
 
     # --- leaves -----------------------------------------------------------------
     def visit_Constant(self, node: ast.Constant) -> Term:
@@ -275,6 +280,8 @@ class _Builder:
             return Term(left.expr * right.expr, dim)
         if op is ast.Div:
             dim = ANY if left.dim is ANY else left.dim / (right.dim if right.dim is not ANY else DIMENSIONLESS)
+            if right.expr.is_zero:  # x / 0 is zoo * x for SymPy: no value, whatever x is
+                raise self.fail(node.right, f"division by zero: {self.segment(node.right)} is 0", "a divisor that is always 0 leaves the expression without a value")
             if not right.expr.is_number:
                 self.divisors.append((right.expr, sp.And(*self.branch)))
             return Term(left.expr / right.expr, dim)
@@ -492,6 +499,7 @@ class _Builder:
             raise self.fail(node, "expected a condition (a comparison such as tpot <= tpot_target)", "if(cond, a, b) takes a comparison first, then the two values")
 
 
+_NO_VALUE = (sp.zoo, sp.nan, sp.oo, -sp.oo)
 _DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _USAGE = {
     "sum": "sum(a**k / factorial(k) for k in range(0, n)) adds a term per whole number k from 0 to n - 1; prod() multiplies",

@@ -130,6 +130,14 @@ def compile_expr(e: P.Expr) -> Fn:
     raise TypeError(f"no runner for {t.__name__}")
 
 
+def compile_residual(e: P.Expr) -> Fn:
+    """A numeric block's residual: its terms summed by the runtime's exact_sum (as generated code sums them)."""
+    if type(e) is not P.Add or len(e.args) < 2:
+        return compile_expr(e)
+    fs = [compile_expr(a) for a in e.args]
+    return lambda env: V.exact_sum([f(env) for f in fs])
+
+
 def hoist(e, row_names: set, found: dict, prefix: str):
     """e with its largest subexpressions that read no row value replaced by names (collected in `found`).
 
@@ -473,7 +481,7 @@ class Runner:
 
     def _search(self, s: P.Search):
         body = [self._compile(x) for x in s.body]
-        residuals = [compile_expr(r) for r in s.residuals]
+        residuals = [compile_residual(r) for r in s.residuals]
         starts = [compile_expr(x) if x is not None else None for x in s.starts]
         tears = s.tears
 

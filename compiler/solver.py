@@ -126,7 +126,8 @@ def _chosen_forms(plan: Plan, values: dict) -> dict:
         if len(s.candidates) == 1:
             out.update(s.candidates[0])
             continue
-        subs = {plan.model.quantity(n).sym: sp.nsimplify(v) if isinstance(v, float) else sp.Rational(v) for n, v in values.items() if plan.model.quantity(n) is not None}
+        # a float's exact binary value: nsimplify would search for a closed form of every value (PSLQ, ~30 ms each)
+        subs = {plan.model.quantity(n).sym: sp.Rational(v) for n, v in values.items() if plan.model.quantity(n) is not None}
         best = None
         for c in s.candidates:
             try:

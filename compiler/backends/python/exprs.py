@@ -50,6 +50,15 @@ class ScalarPrinter:
         text, prec = self.p(e)
         return f"({text})" if prec < need else text
 
+    def residual(self, e) -> str:
+        """A numeric block's residual: a sum's terms added without cancellation error, as the solver adds them."""
+        if not isinstance(e, P.Add) or len(e.args) < 2:
+            return self.code(e)
+        self.used.add(self.exact_sum)
+        return f"{self.exact_sum}(({', '.join(self.code(a) for a in e.args)}))"
+
+    exact_sum = "_exact_sum"
+
     def p(self, e) -> tuple[str, int]:
         method = getattr(self, f"_print_{type(e).__name__}", None)
         if method is None:
@@ -189,6 +198,7 @@ class NumpyPrinter(ScalarPrinter):
     """The same expressions over NumPy arrays: ufuncs, np.where for choices, logical_* for and/or/not."""
 
     backend = "NumPy"
+    exact_sum = "_exact_sum_np"
     calls = {
         "floor": "np.floor", "ceil": "np.ceil", "abs": "np.abs", "sqrt": "np.sqrt", "exp": "np.exp", "log": "np.log",
         "min": "np.minimum", "max": "np.maximum", "lambertw": "_lambertw_np", "factorial": "_factorial_np", "gamma": "_gamma_np",

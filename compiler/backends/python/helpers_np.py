@@ -35,6 +35,27 @@ def _cpow(base, exp):
     return np.power(base, exp)
 
 
+def _exact_sum_np(terms):
+    """runtime.values.exact_sum per point: the terms added without cancellation error (error-free sums, as math.fsum)."""
+    terms = [np.asarray(t) for t in terms]
+    if any(np.iscomplexobj(t) for t in terms):
+        return sum(terms)
+    partials: list = []  # non-overlapping parts of the running sum, smallest first
+    for x in terms:
+        x = x.astype(float)
+        out = []
+        for p in partials:
+            s = x + p
+            v = s - x
+            out.append((x - (s - v)) + (p - v))  # the rounding error of x + p, exactly
+            x = s
+        partials = [*out, x]
+    total = partials[0]
+    for p in partials[1:]:
+        total = total + p
+    return np.where(np.isfinite(partials[-1]), total, partials[-1])
+
+
 def _real_np(x, what: str):
     """runtime.values.real per point: a complex value with no imaginary part is its real part; any other is NaN."""
     x = np.asarray(x)
@@ -123,7 +144,7 @@ def _pick_np(options: list, names: str, domains: list, where: str) -> tuple:
             if np.iscomplexobj(v):  # a closed form may pass through complex values to a real root
                 ok &= np.abs(v.imag) <= 1e-12 * (np.abs(v.real) + 1)
                 v = v.real
-            ok &= _admits_np(v, *domain)
+            ok &= _admits_np(v, *domain) & np.isfinite(v)  # inf: a division by zero, where the scalar candidate raises
             values.append(v.astype(float))
         cands.append((values, ok))
     chosen = [np.full(shape, np.nan) for _ in domains]

@@ -300,7 +300,7 @@ class ProgramWriter:
         self.read = outer
         rows_made = {t: r for t, r in self.rows.items() if t not in saved or saved[t] != r}
         inner += list(rows_made.values())
-        residual = self.pr.code(s.residuals[0]) if s.residuals else "0"
+        residual = self.pr.residual(s.residuals[0]) if s.residuals else "0"
         out.call("return ", [residual, tuple_text(inner) if inner else "()"], "", "(", ")")
         out.end_def()
         start = "None" if s.starts[0] is None else self.pr.code(s.starts[0])

@@ -174,7 +174,7 @@ class NumpyProgramWriter(ProgramWriter):
         rows_made = {t: r for t, r in self.rows.items() if saved_rows.get(t) != r}
         inner += list(rows_made.values())
         self.quiet = saved_quiet
-        residual = self.pr.code(s.residuals[0]) if s.residuals else "0"
+        residual = self.pr.residual(s.residuals[0]) if s.residuals else "0"
         out.call("return ", [residual, tuple_text(inner) if inner else "()", "_bad"], "", "(", ")")
         out.end_def()
         start = "None" if s.starts[0] is None else self.pr.code(s.starts[0])
