@@ -378,7 +378,12 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
     for name, q in (d.get("questions") or {}).items():
         for made in _questions(b, name, q, ("questions", name)):
             if made.name in questions or (made.name in (d.get("questions") or {}) and made.name != name):
-                raise b.fail(("questions", name), f"question {name}: its condition '{made.name[len(name) + 1 :]}' makes a question {made.name}, which is already a question", "name the conditions: such_that: {label: condition, ...}", key=True)
+                raise b.fail(
+                    ("questions", name),
+                    f"question {name}: its condition '{made.name[len(name) + 1 :]}' makes a question {made.name}, which is already a question",
+                    "name the conditions: such_that: {label: condition, ...}",
+                    key=True,
+                )
             questions[made.name] = made
     checks = tuple(_check(b, i, c, ("checks", i), questions) for i, c in enumerate(d.get("checks") or []))
     sweeps = {name: _sweep(b, name, s, ("sweeps", name)) for name, s in (d.get("sweeps") or {}).items()}
