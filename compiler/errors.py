@@ -86,6 +86,14 @@ class SolveError(ChaincError, ArithmeticError):
     """No feasible answer, or no way to find one."""
 
 
+class NoAnswerError(SolveError):
+    """A question without an answer: kind is 'infeasible' (no value meets it) or 'unbounded' (no extreme)."""
+
+    def __init__(self, message: str, loc=None, hint: str = "", kind: str = "infeasible"):
+        super().__init__(message, loc, hint)
+        self.kind = kind
+
+
 class ArgumentError(ChaincError, ValueError):
     """A command-line argument is wrong."""
 

@@ -16,14 +16,14 @@ from fractions import Fraction
 
 from . import bounded as B
 from . import program as P
-from .errors import ArgumentError, SolveError
+from .errors import ArgumentError, NoAnswerError, SolveError
 from .limits import MAX_EXACT_DIGITS
 from .limits import value as limit_value
 from .numbers import exact
-from .results import Answer, Asking, Rounding, Solution
+from .results import Answer, Asking, Limit, Rounding, Solution
 from .run import evaluate, located, runner, shown_values
 from .runtime import values as V
-from .runtime.answer import NoAnswer, answer, no_answer
+from .runtime.answer import NoAnswer, answer, combine, no_answer, nowhere
 
 NUMERIC = "bracketed root search, relative tolerance 1e-12"
 WHOLE = "search over whole numbers, each sign change bisected to neighbours"
@@ -82,8 +82,11 @@ def require(model, program: P.Program, name: str, value, what: str) -> None:
 # --- questions ---------------------------------------------------------------------------------------
 
 
-def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None) -> Answer:
-    """Run the answer rule: `at(x)` solves the model with the question's variable at x; `boundary` solved the boundary."""
+def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None, parts: tuple = ()) -> Answer:
+    """Run the answer rule: `at(x)` solves the model with the question's variable at x; `boundary` solved the boundary.
+
+    parts: for a question with several conditions, (label, Answer or NoAnswerError) of each condition on its own.
+    """
     q = rule.question
     d = rule.at.domains[q.find]
 
@@ -102,6 +105,8 @@ def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None
         except (ArithmeticError, ValueError, TypeError) as e:
             raise located(P.Site(q.loc, f"question {q.name}: {q.condition_text}"), e, rule.condition, values, rule.at.domains) from None
 
+    if parts:
+        return _combined(model, rule, at, feasible, d, parts)
     b = boundary.values[q.find] if boundary is not None else None
     closed = boundary is not None and q.find not in boundary.numeric
     try:
@@ -109,6 +114,26 @@ def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None
     except NoAnswer as e:
         raise _no_answer(model, rule, e, at) from None
     return Answer(q, value, b if b is not None else value, at(value), boundary, Rounding(how, rule.step, back, closed))
+
+
+def _combined(model, rule: Asking, at: Callable, feasible: Callable, d, parts: tuple) -> Answer:
+    """Several conditions: each one's own answer, combined by the runtime's rule, and the binding ones named."""
+    q = rule.question
+    limits = tuple(
+        Limit(label, pq.name, pq.condition_text, None if isinstance(r, SolveError) else r.value, r.kind if isinstance(r, SolveError) else "answer", r.message if isinstance(r, SolveError) else "")
+        for label, pq, r in parts
+    )  # fmt: skip
+    try:
+        value, how, binding = combine([(x.label, x.value, x.kind) for x in limits], feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, d.integer)
+    except NoAnswer as e:
+        if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages say where they fail
+            err = nowhere(q.name, [r for label, _, r in parts if label in e.at])
+            raise NoAnswerError(err.message, q.loc, err.hint, "infeasible") from None
+        raise _no_answer(model, rule, e, at) from None
+    if how == "limit":  # the binding condition's own answer: its boundary and rounding
+        first = next(r for label, _, r in parts if label == binding[0])
+        return Answer(q, value, first.boundary, at(value), first.boundary_solution, first.rounding, limits, binding)
+    return Answer(q, value, value, at(value), None, Rounding(how, rule.step, False, False), limits, binding)
 
 
 def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
@@ -120,18 +145,21 @@ def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
         try:
             s = at(e.at)
         except SolveError as err:  # the model has no admissible value even at the closest point
-            return SolveError(f"question {q.name}: no {q.find} meets {q.condition_text}: {err.message}", q.loc, (f"{span}; " if span else "") + err.hint)
-        parts = [
-            show(model.variables[side.name], s.values[side.name]) if isinstance(side, P.Ref) and side.name in model.variables else V.shown(evaluate(side, s.values))
-            for side in (condition.left, condition.right)
-        ]
-        sides = (parts[0], {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[condition.op], parts[1])
+            return NoAnswerError(f"question {q.name}: no {q.find} meets {q.condition_text}: {err.message}", q.loc, (f"{span}; " if span else "") + err.hint)
+        if isinstance(condition, P.Cmp):
+            parts = [
+                show(model.variables[side.name], s.values[side.name]) if isinstance(side, P.Ref) and side.name in model.variables else V.shown(evaluate(side, s.values))
+                for side in (condition.left, condition.right)
+            ]
+            sides = (parts[0], {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[condition.op], parts[1])
+        else:  # several conditions: each holds somewhere, never all at once
+            sides = ("the conditions do not all hold", "", "")
         titles = [x.title for x in (s.gpu, s.llm) if x]
         on = f" on {' with '.join(titles)}" if titles else ""
     err = no_answer(
         e, q.name, q.find, q.condition_text, q.seek, rule.at.domains[q.find].text, on, show(var, e.at) if e.at is not None else "", sides, span, show(var, e.boundary) if e.boundary is not None else ""
     )
-    return SolveError(err.message, q.loc, err.hint)
+    return NoAnswerError(err.message, q.loc, err.hint, e.kind)
 
 
 def show(q, base_value) -> str:

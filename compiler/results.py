@@ -112,6 +112,18 @@ class Rounding:
     closed: bool  # the boundary is a closed form (not a numeric search's)
 
 
+@dataclass(frozen=True)
+class Limit:
+    """One condition of a question with several, on its own: its largest (or smallest) value, or why there is none."""
+
+    label: str
+    question: str  # the part question that asks it
+    condition_text: str
+    value: Fraction | float | None  # base units; None: no value meets it, or it sets no limit
+    kind: str  # 'answer' | 'infeasible' | 'unbounded'
+    message: str = ""  # the part's no-answer message
+
+
 @dataclass(frozen=True, repr=False)
 class Answer:
     question: Question
@@ -120,12 +132,20 @@ class Answer:
     solution: Solution  # the model solved at the answer
     boundary_solution: Solution | None
     rounding: Rounding
+    limits: tuple[Limit, ...] = ()  # several conditions: each one's own limit
+    binding: tuple[str, ...] = ()  # the labels of the conditions that set the answer (none: found by searching them together)
 
     def sentence(self) -> str:
         """'batch = 64 (floor of the boundary 64.9671 to steps of 1); tpot <= tpot_target holds there'."""
         var = self.solution.model.variables[self.question.find]
         how = f" ({self.how})" if self.rounding.how != "boundary" else ""
-        return f"{var.name} = {fmt(in_unit(self.value, var.factor), 6)} {var.unit}".rstrip() + f"{how}; {self.question.condition_text} holds there"
+        holds = "all hold" if self.limits else "holds"
+        text = f"{var.name} = {fmt(in_unit(self.value, var.factor), 6)} {var.unit}".rstrip() + f"{how}; {self.question.condition_text} {holds} there"
+        if not self.limits:
+            return text
+        bound = " and ".join(x.condition_text for x in self.limits if x.label in self.binding) or "the conditions together (found by searching)"
+        own = ", ".join(f"{x.label} {'sets no limit' if x.value is None else 'allows ' + (f'{fmt(in_unit(x.value, var.factor), 6)} {var.unit}').rstrip()}" for x in self.limits)
+        return f"{text}; bound by {bound} ({own})"
 
     def answer(self) -> float:
         """The answer in its variable's display unit (an int for a whole-number variable)."""

@@ -20,7 +20,7 @@ import sympy as sp
 
 from . import lower
 from . import program as P
-from .errors import ArgumentError, SolveError
+from .errors import ArgumentError, NoAnswerError, SolveError
 from .execute import Prepared, answer_question, execute
 from .ir import Equation, Model, Question, Variable
 from .numbers import exact
@@ -161,13 +161,15 @@ def asking(model: Model, question: str, given: frozenset = frozenset()) -> Askin
     var = model.variables[q.find]
     known = frozenset(n for n, v in model.variables.items() if v.default is not None) | frozenset(given)
     at = lower.lower(make_plan(model, known | {q.find}, ()))  # the arguments solve_query passes: one cached plan
-    try:
-        boundary = lower.lower(make_plan(model, known - {q.find}, (_boundary_equation(model, q),)))
-    except SolveError:
-        boundary = None
+    boundary = None  # several conditions have no one boundary: each part has its own
+    if not q.parts:
+        try:
+            boundary = lower.lower(make_plan(model, known - {q.find}, (_boundary_equation(model, q),)))
+        except SolveError:
+            pass
     lo, hi, step = _edges(q, var)
     probe = lo if lo is not None else hi if hi is not None else (exact(var.default) if var.default is not None and var.default.is_number else exact(var.factor))
-    strict = isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
+    strict = not q.parts and isinstance(q.condition, (sp.StrictLessThan, sp.StrictGreaterThan))
     guards = tuple((lower.expr(d), lower.expr(w)) for d, w in q.guards)
     return Asking(q, lower.expr(q.condition), boundary, at, lo, hi, step, probe, strict, guards)
 
@@ -186,6 +188,14 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
     def at(x) -> Solution:
         return solve_query(model, catalog, Query(tuple({**given, q.find: x}.items()), (), query.gpu, query.llm, (), False))
 
+    if q.parts:  # each condition on its own first: its limit, or why it has none
+        parts = []
+        for label, name in q.parts:
+            try:
+                parts.append((label, model.questions[name], ask_query(model, catalog, name, query)))
+            except NoAnswerError as e:
+                parts.append((label, model.questions[name], e))
+        return answer_question(model, rule, at, None, tuple(parts))
     bsol = None
     # a boundary over whole numbers (the variable bounds a sum) is seldom met exactly, and the search finds the answer
     whole = rule.boundary is not None and any(isinstance(x, P.Search) and q.find in x.whole for x in P.statements(rule.boundary.body))

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import cache
-from .errors import SolveError
+from .errors import NoAnswerError, SolveError
 from .execute import Prepared, answer_question, execute
 from .quantities import UnknownUnit, given_value
 
@@ -104,24 +104,12 @@ def solve_key(project, args, model_path: Path) -> str:
 def remember_solve(project, args, model, query) -> None:
     """After a cold `chainc solve`: store the shapes it prepared."""
     from .portable import describe
-    from .results import Query
-    from .solver import _boundary_equation, asking, prepare
+    from .solver import prepare
 
     info = describe(model)
     data = {"units": _units(model, [item.split("=", 1)[1].strip() for item in args.given if "=" in item])}
     if args.question is not None:
-        q = model.questions[args.question]
-        rule = asking(model, args.question, frozenset(n for n, _ in query.given))
-        given = tuple(query.given)
-        at = prepare(model, project.catalog, Query((*given, (q.find, 0)), (), query.gpu, query.llm, (), False))
-        try:
-            boundary = portable(prepare(model, project.catalog, Query(given, (q.find,), query.gpu, query.llm, (_boundary_equation(model, q),))), info)
-        except SolveError:
-            boundary = None
-        from .portable import QuestionInfo
-
-        qi = QuestionInfo(q.name, q.ask, q.find, q.condition_text, q.seek, q.loc)
-        data["question"] = {"rule": replace(rule, question=qi), "at": portable(at, info), "boundary": boundary}
+        data["question"] = _question_shapes(model, project.catalog, info, args.question, tuple(query.given), query.gpu, query.llm)
     else:
         data["prepared"] = portable(prepare(model, project.catalog, query), info)
     cache.store(solve_key(project, args, Path(model.path).resolve()), dependencies(project, model, query.gpu, query.llm), data)
@@ -153,20 +141,7 @@ def solve(project, args, given_texts: dict):
         return None
     if "question" not in data:
         return execute(prep, given, tuple(args.find)), None
-    q = data["question"]
-    rule = q["rule"]
-
-    @lru_cache(maxsize=256)
-    def at(x):
-        return execute(q["at"], {**given, rule.question.find: x}, (), False)
-
-    bsol = None
-    if q["boundary"] is not None:
-        try:
-            bsol = execute(q["boundary"], given, (rule.question.find,))
-        except SolveError:
-            bsol = None
-    a = answer_question(model, rule, at, bsol)
+    a = _ask(data["question"], given)
     return a.solution, a
 
 
@@ -195,12 +170,15 @@ def _question_shapes(model, catalog, info, name: str, given: tuple, gpu, llm) ->
     q = model.questions[name]
     rule = asking(model, name, frozenset(n for n, _ in given))
     at = prepare(model, catalog, Query((*given, (q.find, 0)), (), gpu, llm, (), False))
-    try:
-        boundary = portable(prepare(model, catalog, Query(given, (q.find,), gpu, llm, (_boundary_equation(model, q),))), info)
-    except SolveError:
-        boundary = None
+    boundary = None  # several conditions: none of their own, each part has one
+    if not q.parts:
+        try:
+            boundary = portable(prepare(model, catalog, Query(given, (q.find,), gpu, llm, (_boundary_equation(model, q),))), info)
+        except SolveError:
+            pass
     qi = QuestionInfo(q.name, q.ask, q.find, q.condition_text, q.seek, q.loc)
-    return {"rule": replace(rule, question=qi), "at": portable(at, info), "boundary": boundary}
+    parts = [(label, _question_shapes(model, catalog, info, part, given, gpu, llm)) for label, part in q.parts]
+    return {"rule": replace(rule, question=qi), "at": portable(at, info), "boundary": boundary, "parts": parts}
 
 
 def remember_check(project, names: list[str], models: list, gpu: str | None, llm: str | None) -> None:
@@ -243,6 +221,14 @@ def _ask(shapes: dict, given: dict):
     def at(x):
         return execute(shapes["at"], {**given, rule.question.find: x}, (), False)
 
+    parts = []
+    for label, part in shapes["parts"]:  # several conditions: each one's own answer first, as cold
+        try:
+            parts.append((label, part["rule"].question, _ask(part, given)))
+        except NoAnswerError as e:
+            parts.append((label, part["rule"].question, e))
+    if parts:
+        return answer_question(shapes["at"].model, rule, at, None, tuple(parts))
     bsol = None
     if shapes["boundary"] is not None:
         try:

@@ -56,6 +56,29 @@ def answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, close
     return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
 
 
+def combine(limits, feasible, admissible, seek: str, step, lo, hi, probe, integer: bool = False) -> tuple:
+    """A question with several conditions: (value, how, binding) from each condition's own answer; raises NoAnswer.
+
+    limits: (label, value, kind) per condition, kind 'answer', 'infeasible' or 'unbounded'
+    (value None unless 'answer'); feasible(x): every condition holds at x. A condition that
+    holds nowhere leaves none for all (kind 'infeasible', at: the labels of all such). Each condition's own
+    answer bounds the joint one (past the smallest of the largest values one condition fails),
+    so where all conditions hold at that bound it is the answer, and the conditions whose
+    answer it is are binding; else (conditions that hold on several stretches) the domain is
+    searched with all of them together, and no single condition is named as binding.
+    """
+    failing = tuple(label for label, _, kind in limits if kind == "infeasible")
+    if failing:
+        raise NoAnswer("infeasible", at=failing)
+    values = [v for _, v, kind in limits if kind == "answer"]
+    if values:
+        best = min(values) if seek == "max" else max(values)
+        if admissible(best) and _holds(feasible, best):
+            return best, "limit", tuple(label for label, v, kind in limits if kind == "answer" and v == best)
+    value, how, _ = _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+    return value, how, ()
+
+
 def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple:
     want_max = seek == "max"
     edge = hi if want_max else lo
@@ -167,7 +190,13 @@ def no_answer(e: NoAnswer, question: str, find: str, condition: str, seek: str, 
     if e.kind == "infeasible":
         left, negated, right = sides
         hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
-        return ChainError(f"question {question}: no {find} meets {condition}: at {at}, {left} {negated} {right}", hint)
+        return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
-    return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?")
+    return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?", "unbounded")
+
+
+def nowhere(question: str, errors: list) -> ChainError:
+    """Several conditions, some of which hold nowhere: their own no-answer errors, joined under the question's name."""
+    text = "; ".join(e.message.split(": ", 1)[1] for e in errors)
+    return ChainError(f"question {question}: {text}", errors[-1].hint, "infeasible")

@@ -12,9 +12,9 @@ from fractions import Fraction
 class ChainError(ValueError):
     """No admissible answer: a value outside its domain, no root, an infeasible question."""
 
-    def __init__(self, message: str, hint: str = ""):
+    def __init__(self, message: str, hint: str = "", kind: str = ""):
         super().__init__(message + (f"; {hint}" if hint else ""))
-        self.message, self.hint = message, hint
+        self.message, self.hint, self.kind = message, hint, kind  # kind: a question's 'infeasible' or 'unbounded'
 
 
 def shown(x) -> str:

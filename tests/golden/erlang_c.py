@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 __all__ = ["ChainError", "Solution", "solve", "fewest_servers", "max_arrival_rate"]
 
@@ -27,9 +28,9 @@ __all__ = ["ChainError", "Solution", "solve", "fewest_servers", "max_arrival_rat
 class ChainError(ValueError):
     """No admissible answer: a value outside its domain, no root, an infeasible question."""
 
-    def __init__(self, message: str, hint: str = ""):
+    def __init__(self, message: str, hint: str = "", kind: str = ""):
         super().__init__(message + (f"; {hint}" if hint else ""))
-        self.message, self.hint = message, hint
+        self.message, self.hint, self.kind = message, hint, kind  # kind: a question's 'infeasible' or 'unbounded'
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +306,7 @@ def _boundary_fewest_servers(answer_time, arrival_rate, service_time, wait_targe
             raise _failed(e, "p_wait", "line 73: p_wait = queue_term / (erlang_sum + queue_term)") from None
         if not 0 < p_wait <= 1:
             raise _outside(p_wait, 1, "p_wait", "", "positive, at most 1", "line 73: p_wait = queue_term / (erlang_sum + queue_term)")
-        return (mean_wait - p_wait * service_time / (servers - load), (erlang_sum, queue_term, p_wait))
+        return (_exact_sum((mean_wait, -p_wait * service_time / (servers - load))), (erlang_sum, queue_term, p_wait))
 
     servers = _search(_trial1, 55, 1, "positive", 1, None, "servers", "", "line 74: mean_wait = p_wait * service_time / (servers - load)", True)
     _, (erlang_sum, queue_term, p_wait) = _trial1(servers)
@@ -365,7 +366,7 @@ def _boundary_max_arrival_rate(answer_time, servers, service_time, wait_target):
             raise _failed(e, "p_wait", "line 73: p_wait = queue_term / (erlang_sum + queue_term)") from None
         if not 0 < p_wait <= 1:
             raise _outside(p_wait, 1, "p_wait", "", "positive, at most 1", "line 73: p_wait = queue_term / (erlang_sum + queue_term)")
-        return (mean_wait - p_wait * service_time / (servers - load), (erlang_sum, queue_term, p_wait))
+        return (_exact_sum((mean_wait, -p_wait * service_time / (servers - load))), (erlang_sum, queue_term, p_wait))
 
     load = _search(_trial1, None, 1, "positive", None, None, "load", "", "line 74: mean_wait = p_wait * service_time / (servers - load)")
     _, (erlang_sum, queue_term, p_wait) = _trial1(load)
@@ -478,6 +479,18 @@ def _pick(options: list, names: str, domains: list, where: str) -> tuple:
         roots = " or ".join(", ".join(_shown(v) for v in u) for u in unique)
         raise ChainError(f"{names} has several admissible values (base units): {roots}; from {where}", "narrow the domain with min: or max:")
     return unique[0]
+
+
+def _exact_sum(terms):
+    """A numeric block's residual, the sum of its terms, without cancellation error.
+
+    Exact for ints and Fractions; floats are summed with math.fsum, so a large term and
+    its negative cannot swallow a small one (x + 1 - x at x = 2**54 is 1, not 0) and a
+    root search does not take rounding for a root.
+    """
+    if all(type(t) is int or type(t) is Fraction for t in terms):
+        return sum(terms)
+    return math.fsum(terms)
 
 
 class _NoRoot(ValueError):
@@ -915,10 +928,10 @@ def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str
     if e.kind == "infeasible":
         left, negated, right = sides
         hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
-        return ChainError(f"question {question}: no {find} meets {condition}: at {at}, {left} {negated} {right}", hint)
+        return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
-    return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?")
+    return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?", "unbounded")
 
 
 def _problem(e: BaseException) -> str:
@@ -962,7 +975,7 @@ def _search(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str
 
 
 def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainError:
-    """A question without an answer, in the solver's words (the runtime's no_answer): sides(x) gives the condition's sides at x.
+    """A question without an answer, in the solver's words (the runtime's no_answer): sides(x) gives the condition's sides at x (None: several conditions).
 
     about: (question, variable, unit, factor, condition text, negated operator, (left, right) labels, domain, seek);
     a label is (name, unit, factor) for a side that is a variable, else None. titles: the hardware's titles.
@@ -973,7 +986,9 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
         return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
 
     texts = ("", "", "")
-    if e.kind == "infeasible":
+    if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
+        texts = ("the conditions do not all hold", "", "")
+    elif e.kind == "infeasible":
         left, right = sides(e.at)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""

@@ -16,9 +16,26 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["ChainError", "GPU", "GPU_MEMORY_BANDWIDTH", "GPUS", "LLM", "LLM_KV_BYTES_PER_TOKEN", "LLM_WEIGHT_BYTES", "LLMS", "Solution", "solve", "max_batch"]
+__all__ = [
+    "ChainError",
+    "GPU",
+    "GPU_MEMORY",
+    "GPU_MEMORY_BANDWIDTH",
+    "GPUS",
+    "LLM",
+    "LLM_KV_BYTES_PER_TOKEN",
+    "LLM_WEIGHT_BYTES",
+    "LLMS",
+    "Solution",
+    "solve",
+    "max_batch",
+    "fitting_batch_latency",
+    "fitting_batch_memory",
+    "fitting_batch",
+]
 
 GPU = "h100-sxm"  # the default GPU: NVIDIA H100 SXM5 80GB
+GPU_MEMORY = 80  # GB: HBM capacity in decimal gigabytes (10^9 bytes), as marketed
 GPU_MEMORY_BANDWIDTH = 3.35  # TB/s: peak HBM bandwidth
 
 LLM = "llama-3.1-8b"  # the default LLM: Llama 3.1 8B
@@ -27,13 +44,13 @@ LLM_WEIGHT_BYTES = 16.060522496  # GB: bytes of all weights
 
 # every GPU of the catalog, values in the field units above (None: the entry has no such value)
 GPUS: dict[str, dict[str, float | None]] = {
-    "a100-sxm-80gb": {"memory_bandwidth": 2.039},
-    "b200": {"memory_bandwidth": 7.7},
-    "h100-pcie": {"memory_bandwidth": 2},
-    "h100-sxm": {"memory_bandwidth": GPU_MEMORY_BANDWIDTH},
-    "h200": {"memory_bandwidth": 4.8},
-    "l40s": {"memory_bandwidth": 0.864},
-    "mi300x": {"memory_bandwidth": 5.3},
+    "a100-sxm-80gb": {"memory": 80, "memory_bandwidth": 2.039},
+    "b200": {"memory": 180, "memory_bandwidth": 7.7},
+    "h100-pcie": {"memory": 80, "memory_bandwidth": 2},
+    "h100-sxm": {"memory": GPU_MEMORY, "memory_bandwidth": GPU_MEMORY_BANDWIDTH},
+    "h200": {"memory": 141, "memory_bandwidth": 4.8},
+    "l40s": {"memory": 48, "memory_bandwidth": 0.864},
+    "mi300x": {"memory": 192, "memory_bandwidth": 5.3},
 }
 
 # every LLM of the catalog, values in the field units above (None: the entry has no such value)
@@ -74,9 +91,9 @@ _TITLES: dict[str, dict[str, str]] = {
 class ChainError(ValueError):
     """No admissible answer: a value outside its domain, no root, an infeasible question."""
 
-    def __init__(self, message: str, hint: str = ""):
+    def __init__(self, message: str, hint: str = "", kind: str = ""):
         super().__init__(message + (f"; {hint}" if hint else ""))
-        self.message, self.hint = message, hint
+        self.message, self.hint, self.kind = message, hint, kind  # kind: a question's 'infeasible' or 'unbounded'
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +103,7 @@ class Solution:
     weight_bytes: float  # [GB] bytes of weights read every decode step
     kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
     bandwidth: float  # [TB/s] HBM bandwidth
+    memory: float  # [GB] the GPU's memory, which must hold the weights and every sequence's KV cache
     context: float  # [token] tokens of context per sequence
     batch: float  # [1] sequences decoding together
     tpot_target: float  # [ms/token] the TPOT every request must meet
@@ -102,6 +120,7 @@ def solve(
     weight_bytes: float | None = None,
     kv_bytes_per_token: float | None = None,
     bandwidth: float | None = None,
+    memory: float | None = None,
     context: float = 2048,
     batch: float = 64,
     tpot_target: float = 10,
@@ -114,6 +133,7 @@ def solve(
         weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         context: tokens of context per sequence [token].
         batch: sequences decoding together [1].
         tpot_target: the TPOT every request must meet [ms/token].
@@ -126,9 +146,10 @@ def solve(
     """
     try:
         _gpu = GPUS[gpu]
+        gpu_memory = _gpu["memory"] * 8000000000
         gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
     except (KeyError, TypeError):
-        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("memory_bandwidth",)) from None
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("memory", "memory_bandwidth")) from None
     try:
         _llm = LLMS[llm]
         llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
@@ -147,6 +168,10 @@ def solve(
     bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    _what = "default" if memory is None else "given"
+    memory = gpu_memory if memory is None else memory * 8000000000
+    if not memory > 0:
+        _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
     if not (batch % 1 == 0 and batch >= 1):
@@ -159,6 +184,7 @@ def solve(
         weight_bytes=weight_bytes / 8000000000,
         kv_bytes_per_token=kv_bytes_per_token / 8,
         bandwidth=bandwidth / 8000000000000,
+        memory=memory / 8000000000,
         context=context,
         batch=batch,
         tpot_target=tpot_target * 1000,
@@ -176,6 +202,7 @@ def max_batch(
     weight_bytes: float | None = None,
     kv_bytes_per_token: float | None = None,
     bandwidth: float | None = None,
+    memory: float | None = None,
     context: float = 2048,
     tpot_target: float = 10,
 ) -> int:
@@ -191,6 +218,7 @@ def max_batch(
         weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         context: tokens of context per sequence [token].
         tpot_target: the TPOT every request must meet [ms/token].
 
@@ -203,9 +231,10 @@ def max_batch(
     """
     try:
         _gpu = GPUS[gpu]
+        gpu_memory = _gpu["memory"] * 8000000000
         gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
     except (KeyError, TypeError):
-        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("memory_bandwidth",)) from None
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("memory", "memory_bandwidth")) from None
     try:
         _llm = LLMS[llm]
         llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
@@ -224,12 +253,229 @@ def max_batch(
     bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    _what = "default" if memory is None else "given"
+    memory = gpu_memory if memory is None else memory * 8000000000
+    if not memory > 0:
+        _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
     tpot_target = tpot_target / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    return round(value)
+
+
+def fitting_batch_latency(
+    *,
+    gpu: str = GPU,
+    llm: str = LLM,
+    weight_bytes: float | None = None,
+    kv_bytes_per_token: float | None = None,
+    bandwidth: float | None = None,
+    memory: float | None = None,
+    context: float = 2048,
+    tpot_target: float = 10,
+) -> int:
+    """The largest batch that meets the TPOT target and fits in the GPU's memory: the limit of tpot <= tpot_target alone.
+
+    The largest batch such that tpot <= tpot_target, rounded down to a multiple of 1, as chainc's ask finds it:
+    the boundary (the condition as an equation) when the condition holds on its one side,
+    else the domain's upper edge when the condition holds up to it.
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-8b).
+        weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
+        kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
+        bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
+        context: tokens of context per sequence [token].
+        tpot_target: the TPOT every request must meet [ms/token].
+
+    Returns:
+        batch [1], a whole number.
+
+    Raises:
+        ChainError: an input outside its domain, no batch meets the condition (the message quotes the numbers at the limit),
+        or there is no largest one.
+    """
+    try:
+        _gpu = GPUS[gpu]
+        gpu_memory = _gpu["memory"] * 8000000000
+        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
+    except (KeyError, TypeError):
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("memory", "memory_bandwidth")) from None
+    try:
+        _llm = LLMS[llm]
+        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
+        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
+    except (KeyError, TypeError):
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
+    _what = "default" if weight_bytes is None else "given"
+    weight_bytes = llm_weight_bytes if weight_bytes is None else weight_bytes * 8000000000
+    if not weight_bytes > 0:
+        _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
+    _what = "default" if kv_bytes_per_token is None else "given"
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else kv_bytes_per_token * 8
+    if not kv_bytes_per_token > 0:
+        _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+    _what = "default" if bandwidth is None else "given"
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
+    if not bandwidth > 0:
+        _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    _what = "default" if memory is None else "given"
+    memory = gpu_memory if memory is None else memory * 8000000000
+    if not memory > 0:
+        _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
+    if not context > 0:
+        _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
+    tpot_target = tpot_target / 1000
+    if not tpot_target > 0:
+        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    value = _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    return round(value)
+
+
+def fitting_batch_memory(
+    *,
+    gpu: str = GPU,
+    llm: str = LLM,
+    weight_bytes: float | None = None,
+    kv_bytes_per_token: float | None = None,
+    bandwidth: float | None = None,
+    memory: float | None = None,
+    context: float = 2048,
+    tpot_target: float = 10,
+) -> int:
+    """The largest batch that meets the TPOT target and fits in the GPU's memory: the limit of step_bytes <= memory alone.
+
+    The largest batch such that step_bytes <= memory, rounded down to a multiple of 1, as chainc's ask finds it:
+    the boundary (the condition as an equation) when the condition holds on its one side,
+    else the domain's upper edge when the condition holds up to it.
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-8b).
+        weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
+        kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
+        bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
+        context: tokens of context per sequence [token].
+        tpot_target: the TPOT every request must meet [ms/token].
+
+    Returns:
+        batch [1], a whole number.
+
+    Raises:
+        ChainError: an input outside its domain, no batch meets the condition (the message quotes the numbers at the limit),
+        or there is no largest one.
+    """
+    try:
+        _gpu = GPUS[gpu]
+        gpu_memory = _gpu["memory"] * 8000000000
+        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
+    except (KeyError, TypeError):
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("memory", "memory_bandwidth")) from None
+    try:
+        _llm = LLMS[llm]
+        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
+        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
+    except (KeyError, TypeError):
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
+    _what = "default" if weight_bytes is None else "given"
+    weight_bytes = llm_weight_bytes if weight_bytes is None else weight_bytes * 8000000000
+    if not weight_bytes > 0:
+        _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
+    _what = "default" if kv_bytes_per_token is None else "given"
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else kv_bytes_per_token * 8
+    if not kv_bytes_per_token > 0:
+        _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+    _what = "default" if bandwidth is None else "given"
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
+    if not bandwidth > 0:
+        _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    _what = "default" if memory is None else "given"
+    memory = gpu_memory if memory is None else memory * 8000000000
+    if not memory > 0:
+        _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
+    if not context > 0:
+        _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
+    tpot_target = tpot_target / 1000
+    if not tpot_target > 0:
+        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    value = _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    return round(value)
+
+
+def fitting_batch(
+    *,
+    gpu: str = GPU,
+    llm: str = LLM,
+    weight_bytes: float | None = None,
+    kv_bytes_per_token: float | None = None,
+    bandwidth: float | None = None,
+    memory: float | None = None,
+    context: float = 2048,
+    tpot_target: float = 10,
+) -> int:
+    """The largest batch that meets the TPOT target and fits in the GPU's memory.
+
+    The largest batch such that tpot <= tpot_target and step_bytes <= memory, rounded down to a multiple of 1, as chainc's ask finds it:
+    the most restrictive of the conditions' own answers (each a question of its own above), where all
+    conditions hold at it; else a search of the domain with all of them together.
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-8b).
+        weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
+        kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
+        bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
+        context: tokens of context per sequence [token].
+        tpot_target: the TPOT every request must meet [ms/token].
+
+    Returns:
+        batch [1], a whole number.
+
+    Raises:
+        ChainError: an input outside its domain, no batch meets the condition (the message quotes the numbers at the limit),
+        or there is no largest one.
+    """
+    try:
+        _gpu = GPUS[gpu]
+        gpu_memory = _gpu["memory"] * 8000000000
+        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
+    except (KeyError, TypeError):
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("memory", "memory_bandwidth")) from None
+    try:
+        _llm = LLMS[llm]
+        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
+        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
+    except (KeyError, TypeError):
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
+    _what = "default" if weight_bytes is None else "given"
+    weight_bytes = llm_weight_bytes if weight_bytes is None else weight_bytes * 8000000000
+    if not weight_bytes > 0:
+        _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
+    _what = "default" if kv_bytes_per_token is None else "given"
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else kv_bytes_per_token * 8
+    if not kv_bytes_per_token > 0:
+        _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+    _what = "default" if bandwidth is None else "given"
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
+    if not bandwidth > 0:
+        _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    _what = "default" if memory is None else "given"
+    memory = gpu_memory if memory is None else memory * 8000000000
+    if not memory > 0:
+        _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
+    if not context > 0:
+        _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
+    tpot_target = tpot_target / 1000
+    if not tpot_target > 0:
+        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    value = _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
     return round(value)
 
 
@@ -262,30 +508,114 @@ def _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_b
         ) from None
 
 
+def _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, titles):
+    """Question fitting_batch_latency at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
+
+    def _sides(batch):
+        _, tpot, _, _ = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+        return tpot, tpot_target
+
+    def _feasible(x):
+        try:
+            left, right = _sides(x)
+        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+            return False
+        return left <= right
+
+    try:
+        boundary = _boundary_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes)[2]
+    except ChainError:  # no admissible boundary: the rule tests one point
+        boundary = None
+    try:
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, None), "max", 1, 1, None, 1, True, False, True)[0]
+    except _NoAnswer as e:
+        raise _question_error(
+            e,
+            _sides,
+            ("fitting_batch_latency", "batch", "", 1, "tpot <= tpot_target", ">", (("tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "positive integer, at least 1", "max"),
+            titles,
+        ) from None
+
+
+def _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, titles):
+    """Question fitting_batch_memory at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
+
+    def _sides(batch):
+        step_bytes, _, _, _ = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+        return step_bytes, memory
+
+    def _feasible(x):
+        try:
+            left, right = _sides(x)
+        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+            return False
+        return left <= right
+
+    try:
+        boundary = _boundary_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes)[1]
+    except ChainError:  # no admissible boundary: the rule tests one point
+        boundary = None
+    try:
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, None), "max", 1, 1, None, 1, True, False, True)[0]
+    except _NoAnswer as e:
+        raise _question_error(
+            e,
+            _sides,
+            ("fitting_batch_memory", "batch", "", 1, "step_bytes <= memory", ">", (("step_bytes", "GB", 8000000000), ("memory", "GB", 8000000000)), "positive integer, at least 1", "max"),
+            titles,
+        ) from None
+
+
+def _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, titles):
+    """Question fitting_batch at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
+
+    def _feasible(batch):
+        try:
+            step_bytes, tpot, _, _ = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+            return bool(step_bytes <= memory and tpot <= tpot_target)
+        except ChainError:  # the model has no admissible value at x: the conditions do not hold there
+            return False
+
+    limits = []
+    for label, part in (("latency", lambda: _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, titles)), ("memory", lambda: _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, titles)),):
+        try:
+            limits.append((label, part(), None))
+        except ChainError as e:
+            if e.kind not in ('infeasible', 'unbounded'):
+                raise
+            limits.append((label, None, e))
+    try:
+        return _combine([(label, value, e.kind if e else 'answer') for label, value, e in limits], _feasible, lambda x: _admits(x, "positive", 1, None), "max", 1, 1, None, 1, True)[0]
+    except _NoAnswer as e:
+        if e.kind == 'infeasible' and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages
+            raise _nowhere("fitting_batch", [err for label, _, err in limits if label in e.at]) from None
+        raise _question_error(e, None, ("fitting_batch", "batch", "", 1, "tpot <= tpot_target and step_bytes <= memory", '', (None, None), "positive integer, at least 1", "max"), titles) from None
+
+
 def _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes):
     """goodput from bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes (base units): step_bytes, tpot, throughput, goodput."""
     step_bytes = weight_bytes + batch * context * kv_bytes_per_token
     if not 0 < step_bytes < math.inf:
-        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 65: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
         tpot = step_bytes / bandwidth
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "tpot", "line 66: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 66: tpot = step_bytes / bandwidth / 1[token]")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
     if bandwidth == 0:
-        raise ChainError("division by zero in line 66: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "throughput", "line 68: throughput = batch / tpot") from None
+        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
-        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 68: throughput = batch / tpot")
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 68: throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
-        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 69: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (step_bytes, tpot, throughput, goodput)
 
 
@@ -293,30 +623,93 @@ def _boundary_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, wei
     """goodput from bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes (base units): tpot, step_bytes, batch, throughput, goodput."""
     tpot = tpot_target
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 72: tpot = tpot_target")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 77: tpot = tpot_target")
     _options = []
     _options.append((bandwidth * tpot,))
-    (step_bytes,) = _pick(_options, "step_bytes", [("positive", None, None)], "line 66: tpot = step_bytes / bandwidth / 1[token]")
+    (step_bytes,) = _pick(_options, "step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
     if bandwidth == 0:
-        raise ChainError("division by zero in line 66: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
     _options = []
     try:
         _options.append(((step_bytes - weight_bytes) / (context * kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 65: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "throughput", "line 68: throughput = batch / tpot") from None
+        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
-        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 68: throughput = batch / tpot")
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 68: throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
-        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 69: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (tpot, step_bytes, batch, throughput, goodput)
+
+
+def _boundary_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes):
+    """goodput from bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes (base units): tpot, step_bytes, batch, throughput, goodput."""
+    tpot = tpot_target
+    if not 0 < tpot < math.inf:
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 82: tpot = tpot_target")
+    _options = []
+    _options.append((bandwidth * tpot,))
+    (step_bytes,) = _pick(_options, "step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
+    if bandwidth == 0:
+        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+    _options = []
+    try:
+        _options.append(((step_bytes - weight_bytes) / (context * kv_bytes_per_token),))
+    except (ArithmeticError, ValueError, TypeError):
+        _options.append(None)
+    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    try:
+        throughput = batch / tpot
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
+    if not 0 < throughput < math.inf:
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+    if tpot == 0:
+        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
+    goodput = throughput if tpot <= tpot_target else 0
+    if not 0 <= goodput < math.inf:
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+    return (tpot, step_bytes, batch, throughput, goodput)
+
+
+def _boundary_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes):
+    """goodput from bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes (base units): step_bytes, batch, tpot, throughput, goodput."""
+    step_bytes = memory
+    if not 0 < step_bytes < math.inf:
+        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 82: step_bytes = memory")
+    _options = []
+    try:
+        _options.append(((step_bytes - weight_bytes) / (context * kv_bytes_per_token),))
+    except (ArithmeticError, ValueError, TypeError):
+        _options.append(None)
+    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    try:
+        tpot = step_bytes / bandwidth
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+    if not 0 < tpot < math.inf:
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
+    if bandwidth == 0:
+        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+    try:
+        throughput = batch / tpot
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
+    if not 0 < throughput < math.inf:
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+    if tpot == 0:
+        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
+    goodput = throughput if tpot <= tpot_target else 0
+    if not 0 <= goodput < math.inf:
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+    return (step_bytes, batch, tpot, throughput, goodput)
 
 
 def _shown(x) -> str:
@@ -441,6 +834,29 @@ def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, clos
     return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
 
 
+def _combine(limits, feasible, admissible, seek: str, step, lo, hi, probe, integer: bool = False) -> tuple:
+    """A question with several conditions: (value, how, binding) from each condition's own answer; raises NoAnswer.
+
+    limits: (label, value, kind) per condition, kind 'answer', 'infeasible' or 'unbounded'
+    (value None unless 'answer'); feasible(x): every condition holds at x. A condition that
+    holds nowhere leaves none for all (kind 'infeasible', at: the labels of all such). Each condition's own
+    answer bounds the joint one (past the smallest of the largest values one condition fails),
+    so where all conditions hold at that bound it is the answer, and the conditions whose
+    answer it is are binding; else (conditions that hold on several stretches) the domain is
+    searched with all of them together, and no single condition is named as binding.
+    """
+    failing = tuple(label for label, _, kind in limits if kind == "infeasible")
+    if failing:
+        raise _NoAnswer("infeasible", at=failing)
+    values = [v for _, v, kind in limits if kind == "answer"]
+    if values:
+        best = min(values) if seek == "max" else max(values)
+        if admissible(best) and _holds(feasible, best):
+            return best, "limit", tuple(label for label, v, kind in limits if kind == "answer" and v == best)
+    value, how, _ = _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+    return value, how, ()
+
+
 def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple:
     want_max = seek == "max"
     edge = hi if want_max else lo
@@ -552,10 +968,16 @@ def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str
     if e.kind == "infeasible":
         left, negated, right = sides
         hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
-        return ChainError(f"question {question}: no {find} meets {condition}: at {at}, {left} {negated} {right}", hint)
+        return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
-    return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?")
+    return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?", "unbounded")
+
+
+def _nowhere(question: str, errors: list) -> ChainError:
+    """Several conditions, some of which hold nowhere: their own no-answer errors, joined under the question's name."""
+    text = "; ".join(e.message.split(": ", 1)[1] for e in errors)
+    return ChainError(f"question {question}: {text}", errors[-1].hint, "infeasible")
 
 
 def _problem(e: BaseException) -> str:
@@ -603,7 +1025,7 @@ def _entry_error(kind: str, entries: dict, titles: dict, entry_id, fields: tuple
 
 
 def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainError:
-    """A question without an answer, in the solver's words (the runtime's no_answer): sides(x) gives the condition's sides at x.
+    """A question without an answer, in the solver's words (the runtime's no_answer): sides(x) gives the condition's sides at x (None: several conditions).
 
     about: (question, variable, unit, factor, condition text, negated operator, (left, right) labels, domain, seek);
     a label is (name, unit, factor) for a side that is a variable, else None. titles: the hardware's titles.
@@ -614,7 +1036,9 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
         return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
 
     texts = ("", "", "")
-    if e.kind == "infeasible":
+    if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
+        texts = ("the conditions do not all hold", "", "")
+    elif e.kind == "infeasible":
         left, right = sides(e.at)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""

@@ -22,6 +22,7 @@ __all__ = [
     "ChainError",
     "GPU",
     "GPU_FLOPS_BF16",
+    "GPU_MEMORY",
     "GPU_MEMORY_BANDWIDTH",
     "GPUS",
     "LLM",
@@ -37,6 +38,7 @@ __all__ = [
 
 GPU = "h100-sxm"  # the default GPU: NVIDIA H100 SXM5 80GB
 GPU_FLOPS_BF16 = 989  # TFLOP/s: dense BF16 tensor throughput (without 2:4 sparsity)
+GPU_MEMORY = 80  # GB: HBM capacity in decimal gigabytes (10^9 bytes), as marketed
 GPU_MEMORY_BANDWIDTH = 3.35  # TB/s: peak HBM bandwidth
 
 LLM = "llama-3.1-8b"  # the default LLM: Llama 3.1 8B
@@ -47,13 +49,13 @@ LLM_WEIGHT_BYTES = 16.060522496  # GB: bytes of all weights
 
 # every GPU of the catalog, values in the field units above (None: the entry has no such value)
 GPUS: dict[str, dict[str, float | None]] = {
-    "a100-sxm-80gb": {"flops_bf16": 312, "memory_bandwidth": 2.039},
-    "b200": {"flops_bf16": 2250, "memory_bandwidth": 7.7},
-    "h100-pcie": {"flops_bf16": 756, "memory_bandwidth": 2},
-    "h100-sxm": {"flops_bf16": GPU_FLOPS_BF16, "memory_bandwidth": GPU_MEMORY_BANDWIDTH},
-    "h200": {"flops_bf16": 989, "memory_bandwidth": 4.8},
-    "l40s": {"flops_bf16": 362.05, "memory_bandwidth": 0.864},
-    "mi300x": {"flops_bf16": 1307.4, "memory_bandwidth": 5.3},
+    "a100-sxm-80gb": {"flops_bf16": 312, "memory": 80, "memory_bandwidth": 2.039},
+    "b200": {"flops_bf16": 2250, "memory": 180, "memory_bandwidth": 7.7},
+    "h100-pcie": {"flops_bf16": 756, "memory": 80, "memory_bandwidth": 2},
+    "h100-sxm": {"flops_bf16": GPU_FLOPS_BF16, "memory": GPU_MEMORY, "memory_bandwidth": GPU_MEMORY_BANDWIDTH},
+    "h200": {"flops_bf16": 989, "memory": 141, "memory_bandwidth": 4.8},
+    "l40s": {"flops_bf16": 362.05, "memory": 48, "memory_bandwidth": 0.864},
+    "mi300x": {"flops_bf16": 1307.4, "memory": 192, "memory_bandwidth": 5.3},
 }
 
 # every LLM of the catalog, values in the field units above (None: the entry has no such value)
@@ -99,9 +101,9 @@ _TITLES: dict[str, dict[str, str]] = {
 class ChainError(ValueError):
     """No admissible answer: a value outside its domain, no root, an infeasible question."""
 
-    def __init__(self, message: str, hint: str = ""):
+    def __init__(self, message: str, hint: str = "", kind: str = ""):
         super().__init__(message + (f"; {hint}" if hint else ""))
-        self.message, self.hint = message, hint
+        self.message, self.hint, self.kind = message, hint, kind  # kind: a question's 'infeasible' or 'unbounded'
 
 
 class StepsRow(NamedTuple):
@@ -184,7 +186,7 @@ def solve(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "linear_flops_per_token")) from None
     decode_values = _defaults_goodput(gpu, llm)
-    decode_tpot_ = decode_values[7]
+    decode_tpot_ = decode_values[8]
     _what = "default" if linear_flops_per_token is None else "given"
     linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else linear_flops_per_token
     if not linear_flops_per_token > 0:
@@ -244,9 +246,10 @@ def _defaults_goodput(gpu, llm):
     """Goodput at a TPOT target (goodput, imported) at its defaults: every variable in base units, in model order."""
     try:
         _gpu = GPUS[gpu]
+        gpu_memory = _gpu["memory"] * 8000000000
         gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
     except (KeyError, TypeError):
-        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("memory_bandwidth",)) from None
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("memory", "memory_bandwidth")) from None
     try:
         _llm = LLMS[llm]
         llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
@@ -262,6 +265,9 @@ def _defaults_goodput(gpu, llm):
     bandwidth = gpu_memory_bandwidth
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, "default", "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    memory = gpu_memory
+    if not memory > 0:
+        _require(memory, memory / 8000000000, "default", "memory", "GB", False, "positive", ("positive", None, None))
     context = 2048
     if not context > 0:
         _require(context, context, "default", "context", "token", False, "positive", ("positive", None, None))
@@ -272,7 +278,7 @@ def _defaults_goodput(gpu, llm):
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "default", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
-    return (weight_bytes, kv_bytes_per_token, bandwidth, context, batch, tpot_target, step_bytes, tpot, throughput, goodput)
+    return (weight_bytes, kv_bytes_per_token, bandwidth, memory, context, batch, tpot_target, step_bytes, tpot, throughput, goodput)
 
 
 def _records_steps(rows):
@@ -284,26 +290,26 @@ def _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, w
     """goodput from bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes (base units): step_bytes, tpot, throughput, goodput."""
     step_bytes = weight_bytes + batch * context * kv_bytes_per_token
     if not 0 < step_bytes < math.inf:
-        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 65: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
         tpot = step_bytes / bandwidth
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "tpot", "line 66: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 66: tpot = step_bytes / bandwidth / 1[token]")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
     if bandwidth == 0:
-        raise ChainError("division by zero in line 66: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "throughput", "line 68: throughput = batch / tpot") from None
+        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
-        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 68: throughput = batch / tpot")
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 68: throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
-        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 69: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (step_bytes, tpot, throughput, goodput)
 
 

@@ -23,9 +23,9 @@ __all__ = ["ChainError", "Solution", "solve", "max_utilization"]
 class ChainError(ValueError):
     """No admissible answer: a value outside its domain, no root, an infeasible question."""
 
-    def __init__(self, message: str, hint: str = ""):
+    def __init__(self, message: str, hint: str = "", kind: str = ""):
         super().__init__(message + (f"; {hint}" if hint else ""))
-        self.message, self.hint = message, hint
+        self.message, self.hint, self.kind = message, hint, kind  # kind: a question's 'infeasible' or 'unbounded'
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,10 +418,10 @@ def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str
     if e.kind == "infeasible":
         left, negated, right = sides
         hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
-        return ChainError(f"question {question}: no {find} meets {condition}: at {at}, {left} {negated} {right}", hint)
+        return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
-    return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?")
+    return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?", "unbounded")
 
 
 def _problem(e: BaseException) -> str:
@@ -453,7 +453,7 @@ def _outside(value, factor, name: str, unit: str, domain: str, where: str) -> Ch
 
 
 def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainError:
-    """A question without an answer, in the solver's words (the runtime's no_answer): sides(x) gives the condition's sides at x.
+    """A question without an answer, in the solver's words (the runtime's no_answer): sides(x) gives the condition's sides at x (None: several conditions).
 
     about: (question, variable, unit, factor, condition text, negated operator, (left, right) labels, domain, seek);
     a label is (name, unit, factor) for a side that is a variable, else None. titles: the hardware's titles.
@@ -464,7 +464,9 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
         return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
 
     texts = ("", "", "")
-    if e.kind == "infeasible":
+    if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
+        texts = ("the conditions do not all hold", "", "")
+    elif e.kind == "infeasible":
         left, right = sides(e.at)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""

@@ -85,6 +85,8 @@ class QuestionCells:
 
     def write(self, answer_row: int, row: int) -> int:
         """The answer in answer_row (value in B, message in D); the workings from `row`; returns the next free row."""
+        if self.q.parts:
+            return self.write_combined(answer_row, row)
         if not self.live:
             return self.write_fixed(answer_row, row)
         q, sheet = self.q, self.sheet
@@ -301,6 +303,51 @@ class QuestionCells:
         rounded_edge = concat(xl.Str(f"{'floor' if q.seek == 'max' else 'ceiling'} of the boundary "), shown(v), xl.Str(step_text))
         at_end = xl.fn("IF", xl.fn("AND", xl.op("=", outcome, n(BOUNDARY)), xl.op("=", v, b)), xl.Str("the boundary"), xl.Str(edge_text))
         return xl.fn("IF", snapped, at_end, xl.fn("IF", xl.op("=", outcome, n(BOUNDARY)), rounded, rounded_edge))
+
+    def write_combined(self, answer_row: int, row: int) -> int:
+        """Several conditions: runtime/answer.py's combine over the parts' answer cells, written above this one.
+
+        Each condition's own answer bounds the joint one; the most restrictive is the answer
+        and its condition binds. Where a condition has no answer, neither has the question, and
+        its message is quoted. When the Report's answer needed combine's search (the conditions
+        hold on several stretches), or a part is not live, the Report's answer is a labelled value.
+        """
+        q, var, sheet, manifest = self.q, self.var, self.sheet, self.chain.book.manifest
+        parts = [(label, name, self.chain.model.questions[name]) for label, name in q.parts]
+        if self.answer is not None and not self.answer.binding or not all(QuestionCells(self.chain, name).live for _, name, _ in parts):
+            return self.write_fixed(answer_row, row)
+        cells, messages = [], []
+        for _, name, _ in parts:
+            cells.append(self.chain.scope.slots[f"?{name}"][0])
+            title, ref = manifest.cells[(self.model.name, "message", name)]
+            messages.append(xl.Cell(f"$D${ref[1:]}", self.chain.book.cached.get((title, ref))))
+        extreme = "MIN" if q.seek == "max" else "MAX"
+        count = xl.fn("COUNT", *cells)
+        value = xl.fn("IF", xl.op("=", count, n(len(cells))), xl.fn(extreme, *cells), xl.fn("NA"))
+        cached = float(self.answer.value / self.factor) if self.answer is not None else xl.NA
+        fmt = self.chain.formats.get(q.find) or number_format(cached if self.answer else 1, integer=var.domain.integer)
+        sheet.formula(answer_row, 2, value, cached, fmt)
+        answer = xl.Cell(f"$B${answer_row}", cached)
+        unit = f" {var.unit}" if var.unit else ""
+        binding = xl.Str("")
+        for (_, _, pq), cell in reversed(list(zip(parts, cells))):
+            binding = xl.fn("IF", xl.op("=", cell, answer), xl.Str(pq.condition_text), binding)
+        own = []
+        for (label, _, _), cell in zip(parts, cells):
+            own.append(concat(xl.Str(f"{label} allows "), shown(cell), xl.Str(unit)))
+        listed = concat(*[x for k, part in enumerate(own) for x in ((xl.Str(", "), part) if k else (part,))])
+        found = concat(xl.Str(f"{q.find} = "), shown(answer), xl.Str(unit + ": bound by "), binding, xl.Str(" ("), listed, xl.Str(")"))
+        failed = xl.Str("")
+        for cell, msg in reversed(list(zip(cells, messages))):  # the first condition without an answer says why
+            failed = xl.fn("IF", xl.fn("ISNUMBER", cell), failed, msg)
+        message = xl.fn("IF", xl.op("=", count, n(len(cells))), found, failed)
+        sheet.formula(answer_row, 4, message, xlcalc.value(message))
+        c = sheet.ws.cell(row=answer_row, column=4)
+        c.font, c.alignment = NOTE_FONT, WRAP
+        sheet.ws.merge_cells(start_row=answer_row, start_column=4, end_row=answer_row, end_column=13)
+        sheet.ws.row_dimensions[answer_row].height = 30
+        manifest.cells[(self.model.name, "message", q.name)] = (sheet.ws.title, f"D{answer_row}")
+        return row
 
     def write_fixed(self, answer_row: int, row: int) -> int:
         """The Report's answer (or its reason) as a labelled value: the rule needs what formulas cannot hold."""

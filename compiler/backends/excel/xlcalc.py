@@ -254,6 +254,7 @@ _FNS = {
     "ISERROR": lambda a: isinstance(value(a[0]), XError),
     "ISNA": lambda a: value(a[0]) is NA,
     "ISNUMBER": lambda a: isinstance(value(a[0]), (int, float)) and not isinstance(value(a[0]), bool),
+    "COUNT": lambda a: sum(isinstance(v, (int, float)) and not isinstance(v, bool) for v in map(value, a)),
     "NA": lambda a: NA,
     "AND": _logic(True),
     "OR": _logic(False),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ... import __version__
 from ...derivation import Dims, Movers, Sheet, Step
+from ...derivation.shown import shown
 from ...ir import Model
 from .checks import checks_view
 from .escape import Tex, ident, latex_escape, pdf_text, symbol_tex
@@ -146,7 +147,8 @@ def _rounding(q, printer) -> tuple[Tex, Tex]:
 def _question_view(model: Model, q) -> dict:
     printer = SheetPrinter(model)
     dims = Dims(model)
-    cond = dims.restore(q.question.condition)
+    parts = [model.questions[name].condition for _, name in q.question.parts]  # several conditions: as written, not SymPy's order
+    cond_tex = r" \wedge ".join(printer.doprint(dims.restore(c)) for c in parts) if parts else printer.doprint(dims.restore(q.question.condition))
     words, eq = _rounding(q, printer) if q.rounding is not None else (None, None)
     closed = None
     if q.closed_form is not None:
@@ -159,14 +161,28 @@ def _question_view(model: Model, q) -> dict:
         "ask": q.question.ask or q.question.condition_text,
         "seek": q.question.seek,
         "find": _math(symbol_tex(q.variable)),
-        "condition": _math(printer.doprint(cond)),
+        "condition": _math(cond_tex),
         "steps": [{"tex": step_tex(model, st, "B")} for st in q.steps],
         "searched": not q.steps and q.rounding is not None and q.rounding.kind != "edge",  # a jump or a stretch of equality, found by searching
         "error": q.error,
         "closed_form": closed,
         "rounding_words": words,
         "rounding": eq,
+        "limits": _limits_view(model, q, printer, dims),
     }
+
+
+def _limits_view(model: Model, q, printer, dims) -> list[dict]:
+    """Several conditions: each one's own limit (a question of its own above) and whether it binds."""
+    a = q.answer
+    if a is None or not a.limits:
+        return []
+    rows = []
+    for x in a.limits:
+        part = model.questions[x.question]
+        value = Tex(f"${quantity_tex(shown(q.variable, x.value))}$") if x.value is not None else Tex("no limit")
+        rows.append({"label": latex_escape(x.label), "ident": ident(x.question), "condition": _math(printer.doprint(dims.restore(part.condition))), "value": value, "binding": x.label in a.binding})
+    return rows
 
 
 def _movers_view(model: Model, m: Movers, figure: str | None) -> dict:

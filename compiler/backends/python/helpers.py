@@ -82,7 +82,7 @@ def _search(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str
 
 
 def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainError:
-    """A question without an answer, in the solver's words (the runtime's no_answer): sides(x) gives the condition's sides at x.
+    """A question without an answer, in the solver's words (the runtime's no_answer): sides(x) gives the condition's sides at x (None: several conditions).
 
     about: (question, variable, unit, factor, condition text, negated operator, (left, right) labels, domain, seek);
     a label is (name, unit, factor) for a side that is a variable, else None. titles: the hardware's titles.
@@ -93,7 +93,9 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
         return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
 
     texts = ("", "", "")
-    if e.kind == "infeasible":
+    if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
+        texts = ("the conditions do not all hold", "", "")
+    elif e.kind == "infeasible":
         left, right = sides(e.at)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""

@@ -38,6 +38,7 @@ class Module(Arguments):
         self.used: set[str] = {"ChainError"}
         self.public: list[tuple[str, list[str]]] = []  # (name, lines)
         self.private: list[list[str]] = []
+        self.rules: dict[str, tuple[str, list[str]]] = {}  # question -> its rule function and the inputs it takes
         self.imports_made: dict[int, str] = {}
         self.displays: dict[str, str] = {}
         self.typ = ARRAY if numpy else SCALAR

@@ -46,9 +46,18 @@ def question_function(module, fname: str, asking) -> list[str]:
     if asking.step is not None:
         rounding = f", {'rounded down' if q.seek == 'max' else 'rounded up'} to a multiple of {number(Fraction(asking.step) / factor)} {var.unit}".rstrip()
     body = [f"{comment(q.ask) or comment(q.name)}.", "", f"The {largest} {q.find} such that {comment(q.condition_text)}{rounding}, as chainc's ask finds it:"]
+    body += (
+        [
+            "the most restrictive of the conditions' own answers (each a question of its own above), where all",
+            "conditions hold at it; else a search of the domain with all of them together.",
+        ]
+        if q.parts
+        else [
+            "the boundary (the condition as an equation) when the condition holds on its one side,",
+            f"else the domain's {'upper' if q.seek == 'max' else 'lower'} edge when the condition holds up to it.",
+        ]
+    )
     body += [
-        "the boundary (the condition as an equation) when the condition holds on its one side,",
-        f"else the domain's {'upper' if q.seek == 'max' else 'lower'} edge when the condition holds up to it.",
         "",
         "Args:",
         *(f"    {a}" for a in module.args_doc(mn, known)),
@@ -64,7 +73,7 @@ def question_function(module, fname: str, asking) -> list[str]:
     loc = Locals(mn.variables)
     module.prologue(out, mn, loc, known, set(known))
     titles = tuple_text([f"_TITLES[{literal(k)}].get({k}, {k})" for k in mn.kinds()]) if mn.kinds() else "()"
-    args = [loc[n] for n in _rule_inputs(asking, known)]
+    args = [loc[n] for n in _rule_inputs(module, asking, known)]
     if not numpy:
         out.call("value = " + rule, [*args, titles])
         shown = scale("value", factor, False)
@@ -81,9 +90,10 @@ def question_function(module, fname: str, asking) -> list[str]:
     return out.lines
 
 
-def _rule_inputs(asking, known: list[str]) -> list[str]:
-    """What the rule function takes: the known variables and parameters both programs read."""
+def _rule_inputs(module, asking, known: list[str]) -> list[str]:
+    """What the rule function takes: the known variables and parameters both programs read (and the parts' rules)."""
     read = set(program_inputs(asking.at)) | (set(program_inputs(asking.boundary)) if asking.boundary is not None else set())
+    read |= {n for _, part in asking.question.parts for n in module.rules[part][1]}
     read |= set().union(*(P.refs(x) for g in asking.guards for x in g))  # the condition's divisors (cancelled or not)
     return [n for n in asking.at.inputs if n in read and n != asking.question.find and (n in known or n not in asking.at.domains)]
 
@@ -97,7 +107,8 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     numpy = module.numpy
     name = ctx.private(f"ask_{fname}")
     loc = Locals(mn.variables)
-    inputs = _rule_inputs(asking, known)
+    inputs = _rule_inputs(module, asking, known)
+    module.rules[q.name] = (name, inputs)
     out = Out()
     out.call(f"def {name}", [*(loc[n] for n in inputs), "titles"], ":")
     out.push()
@@ -105,6 +116,10 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     # the condition's two sides at x, from the at-program
     at = ctx.program(asking.at, f"solve_{mn.mid}", mn)
     x = loc[q.find]
+    if q.parts:
+        _combined_rule(module, out, asking, at, loc)
+        module.private.append(out.lines)
+        return name
     out.nested_def(f"def _sides({x}):")
     sides = [asking.condition.left, asking.condition.right]
     needed = set().union(*(P.refs(s) for s in sides), *(P.refs(x) for g in asking.guards for x in g))
@@ -177,6 +192,64 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     out.call("raise _question_error", ["e", "_sides", f"({', '.join(about)})", "titles"], " from None")
     module.private.append(out.lines)
     return name
+
+
+def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
+    """Several conditions: runtime.answer.combine over the parts' own rule functions, as the solver combines them."""
+    q = asking.question
+    m = module.ctx.main.model
+    var = m.variables[q.find]
+    numpy = module.numpy
+    pr = writer_for(numpy).Printer(loc)
+    out.nested_def(f"def _feasible({loc[q.find]}):")
+    out.emit("try:")
+    out.push()
+    needed = P.refs(asking.condition)
+    outputs = [*asking.at.outputs, *(f"rows:{t}" for t in asking.at.tables)]
+    names = [loc[n] if n in needed else "_" for n in outputs]
+    if any(n != "_" for n in names):
+        unpack(out, names, at, [loc[n] for n in program_inputs(asking.at)])
+    out.emit(f"return bool({pr.code(asking.condition)})")
+    out.pop()
+    out.emit("except ChainError:  # the model has no admissible value at x: the conditions do not hold there")
+    out.emit(f"{INDENT}return False")
+    out.end_def()
+    parts = []
+    for label, part in q.parts:
+        fn, inputs = module.rules[part]
+        parts.append(f"({literal(label)}, lambda: {fn}({', '.join([*(loc[n] for n in inputs), 'titles'])}))")
+    out.emit("limits = []")
+    out.emit(f"for label, part in ({', '.join(parts)},):")
+    out.emit(f"{INDENT}try:")
+    out.emit(f"{INDENT * 2}limits.append((label, part(), None))")
+    out.emit(f"{INDENT}except ChainError as e:")
+    out.emit(f"{INDENT * 2}if e.kind not in ('infeasible', 'unbounded'):")
+    out.emit(f"{INDENT * 3}raise")
+    out.emit(f"{INDENT * 2}limits.append((label, None, e))")
+    d = asking.at.domains[q.find]
+    admissible = f"lambda x: _admits(x, {literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)})"
+    rule = [
+        "[(label, value, e.kind if e else 'answer') for label, value, e in limits]",
+        "_feasible",
+        admissible,
+        literal(q.seek),
+        optional(asking.step),
+        optional(asking.lo),
+        optional(asking.hi),
+        number(asking.probe),
+        str(d.integer),
+    ]
+    about = [literal(q.name), literal(q.find), literal(var.unit), number(exact(var.factor)), literal(comment(q.condition_text)), "''", "(None, None)", literal(d.text), literal(q.seek)]
+    module.used |= {"_combine", "_nowhere", "_admits", "_question_error", "_NoAnswer"} | pr.used
+    out.emit("try:")
+    out.push()
+    out.call("return _combine", rule, "[0]")
+    out.pop()
+    out.emit("except _NoAnswer as e:")
+    out.push()
+    out.emit("if e.kind == 'infeasible' and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages")
+    out.emit(f"{INDENT}raise _nowhere({literal(q.name)}, [err for label, _, err in limits if label in e.at]) from None")
+    out.call("raise _question_error", ["e", "None", f"({', '.join(about)})", "titles"], " from None")
 
 
 def query_function(module, fname: str, solution, find: list[str], given: list[str]) -> list[str]:
