@@ -87,11 +87,11 @@ class SolveError(ChaincError, ArithmeticError):
 
 
 class NoAnswerError(SolveError):
-    """A question without an answer: kind is 'infeasible' (no value meets it) or 'unbounded' (no extreme)."""
+    """A question without an answer: why is 'infeasible' (no value meets it) or 'unbounded' (no extreme)."""
 
-    def __init__(self, message: str, loc=None, hint: str = "", kind: str = "infeasible"):
+    def __init__(self, message: str, loc=None, hint: str = "", why: str = "infeasible"):
         super().__init__(message, loc, hint)
-        self.kind = kind
+        self.why = why
 
 
 class ArgumentError(ChaincError, ValueError):

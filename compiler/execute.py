@@ -120,7 +120,7 @@ def _combined(model, rule: Asking, at: Callable, feasible: Callable, d, parts: t
     """Several conditions: each one's own answer, combined by the runtime's rule, and the binding ones named."""
     q = rule.question
     limits = tuple(
-        Limit(label, pq.name, pq.condition_text, None if isinstance(r, SolveError) else r.value, r.kind if isinstance(r, SolveError) else "answer", r.message if isinstance(r, SolveError) else "")
+        Limit(label, pq.name, pq.condition_text, None if isinstance(r, SolveError) else r.value, r.why if isinstance(r, SolveError) else "answer", r.message if isinstance(r, SolveError) else "")
         for label, pq, r in parts
     )  # fmt: skip
     try:

@@ -21,6 +21,7 @@ import sympy as sp
 from . import expr as ex
 from .errors import Loc, ModelError, UnitError
 from .ir import Aggregate, Check, Column, Domain, Equation, Expectation, Model, Param, Question, Sweep, Table, Variable
+from .joins import join, joined_name
 from .limits import LIMITS
 from .schema import MODEL_SCHEMA, validate
 from .source import KeyPath, Source, load_yaml
@@ -49,6 +50,7 @@ class Builder:
         self.project = project
         self.uses = uses or {}  # 'gpu' -> entry id
         self.imports = imports or {}
+        self.joined: dict[str, Model] = {}  # alias -> a model whose equations join this one's (joins.py)
         self.variables: dict[str, Variable] = {}
         self.params: dict[str, Param] = {}
         self.tables: dict[str, Table] = {}
@@ -94,6 +96,15 @@ class Builder:
                 close = difflib.get_close_matches(field, list(fields), n=3)
                 raise ModelError(f"{prefix.upper()}s have no value '{field}'", loc, f"did you mean {prefix}.{close[0]}?" if close else f"{prefix} values: {', '.join(sorted(fields))}")
             p = Param(name, spec.unit, spec.factor, spec.dim, sp.Symbol(name, positive=True), spec.description, spec.latex, loc, prefix, field)
+        elif prefix in self.joined:  # a joined model's variable: one of this model's own
+            other = self.joined[prefix]
+            if self.defaults_only:
+                raise ModelError(f"a default value cannot use the joined variable '{name}'", loc, f"write the relation as an equation instead, such as x = {name}")
+            if field not in other.variables:
+                close = difflib.get_close_matches(field, list(other.variables), n=3)
+                raise ModelError(f"model '{other.name}' has no variable '{field}'", loc, f"did you mean {prefix}.{close[0]}?" if close else f"its variables: {', '.join(other.variables)}")
+            v = self.variables[joined_name(prefix, field)]
+            return ex.Term(v.sym, v.dim)
         elif prefix in self.imports:
             other = self.imports[prefix]
             if field not in other.variables:
@@ -102,7 +113,7 @@ class Builder:
             v = other.variables[field]
             p = Param(name, v.unit, v.factor, v.dim, sp.Symbol(name, real=True), v.description, v.latex, loc, prefix, field)
         else:
-            aliases = list(self.uses) + list(self.imports)
+            aliases = list(self.uses) + list(self.imports) + list(self.joined)
             hint = f"references start with one of: {', '.join(aliases)}" if aliases else "this model uses no GPU, LLM or other model; references such as llm.weight_bytes need 'uses:'"
             raise ModelError(f"unknown reference '{name}'", loc, hint)
         self.params[name] = p
@@ -358,22 +369,52 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
             ids = project.catalog.ids(kind)
             close = difflib.get_close_matches(entry, ids, n=1)
             raise ModelError(f"unknown {kind.upper()} '{entry}'", src.loc(("uses", kind)), f"did you mean {close[0]}?" if close else f"known: {', '.join(ids)}")
-    imports = {}
-    for alias, other in ((d.get("uses") or {}).get("models") or {}).items():
+    imports, joined = {}, {}
+    for alias, spec in ((d.get("uses") or {}).get("models") or {}).items():
+        at = src.loc(("uses", "models", alias))
         if alias in RESERVED or alias in d["variables"]:
             raise ModelError(f"import alias '{alias}' is taken", src.loc(("uses", "models", alias), key=True), "pick another alias")
-        if other in _stack + (d["name"],):
-            raise ModelError(f"models import each other in a loop: {' -> '.join(_stack + (d['name'], other))}", src.loc(("uses", "models", alias)), "a model can build on another only one way round")
-        imports[alias] = project.imported(str(other), src.loc(("uses", "models", alias)), _stack=_stack + (d["name"],))
+        other = str(spec["model"] if isinstance(spec, dict) else spec)
+        if Path(other).stem in _stack + (d["name"],):
+            raise ModelError(f"models import each other in a loop: {' -> '.join(_stack + (d['name'], Path(other).stem))}", at, "a model can build on another only one way round")
+        model = project.imported(other, at, _stack=_stack + (d["name"],), near=Path(path).parent)
+        if isinstance(spec, dict):
+            joined[alias] = (model, dict(spec.get("given") or {}))
+        else:
+            imports[alias] = model
     b = Builder(src, project, uses, imports)
     specs = d["variables"]
     for name, spec in specs.items():
         b.declare(name, spec or {}, ("variables", name))
+    bindings = []
+    for alias, (model, given) in joined.items():
+        kp = ("uses", "models", alias)
+        variables, params, eqs = join(alias, model, given, uses, set(b.variables), src.loc(kp))
+        b.variables.update(variables)
+        b.params.update((k, v) for k, v in params.items() if v.source in ("gpu", "llm"))
+        b.joined[alias] = model
+        bindings.append((alias, model, given, eqs))
     for name, spec in specs.items():
         b.finish_variable(b.variables[name], spec or {}, ("variables", name))
     for name, spec in (d.get("tables") or {}).items():
         b.table(name, spec, ("tables", name))
-    equations = tuple(b.equation(i, item, ("equations", i)) for i, item in enumerate(d["equations"]))
+    equations = [b.equation(i, item, ("equations", i)) for i, item in enumerate(d["equations"])]
+    for alias, model, given, eqs in bindings:  # the joined equations, then each bound input = the importer's expression
+        equations += eqs
+        for name, text in given.items():
+            kp = ("uses", "models", alias, "given", name)
+            target = b.variables[joined_name(alias, name)]
+            term = b.expression(text, kp)
+            if not ex.same_dim(term.dim, target.dim):
+                raise UnitError(
+                    f"{alias}.{name} is bound to '{text}', which is {dim_str(term.dim)}, but {alias}.{name} is {dim_str(target.dim)}",
+                    b.src.loc(kp),
+                    f"write it in {target.unit or 'a dimensionless value'}",
+                    dim_str(term.dim),
+                    dim_str(target.dim),
+                )
+            equations.append(Equation(0, f"{alias}.{name} = {text}", target.sym, term.expr, b.src.loc(kp), f"binds {model.name}'s {name}", term.guards))
+    equations = tuple(replace(eq, index=i) for i, eq in enumerate(equations))
     questions: dict[str, Question] = {}
     for name, q in (d.get("questions") or {}).items():
         for made in _questions(b, name, q, ("questions", name)):

@@ -178,8 +178,15 @@ class Project:
     def model(self, name_or_path: str, *, _stack: tuple[str, ...] = (), loc: Loc | None = None) -> Model:
         return self.load(self.resolve(name_or_path, loc), _stack=_stack)
 
-    def imported(self, name: str, loc: Loc, _stack: tuple[str, ...]) -> Model:
-        """A model another model imports: an id only, never a path."""
+    def imported(self, name: str, loc: Loc, _stack: tuple[str, ...], near: Path | None = None) -> Model:
+        """A model another model imports: an id, or a path relative to the importing file (`near`) inside the project."""
+        if near is not None and (name.endswith(".yaml") or "/" in name):
+            path = (near / name).resolve()
+            if self.layer_of(path) is None or path.suffix != ".yaml":
+                raise ModelError(f"'{name}' is outside the project", loc, "an import's path stays inside the project's folders (and the bundled library's): a .yaml file")
+            if not path.is_file():
+                raise ModelError(f"no model file '{name}' next to this one", loc, f"looked for {display_path(path)}")
+            return self.load(path, _stack=_stack)
         if not valid_id(name):
             raise ModelError(f"'{name}' is not a model name", loc, "imports name a model by its id, such as goodput")
         path = self.find(name)

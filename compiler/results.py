@@ -138,14 +138,9 @@ class Answer:
     def sentence(self) -> str:
         """'batch = 64 (floor of the boundary 64.9671 to steps of 1); tpot <= tpot_target holds there'."""
         var = self.solution.model.variables[self.question.find]
-        how = f" ({self.how})" if self.rounding.how != "boundary" else ""
+        how = f" ({self.how})" if self.rounding.how != "boundary" or self.limits else ""
         holds = "all hold" if self.limits else "holds"
-        text = f"{var.name} = {fmt(in_unit(self.value, var.factor), 6)} {var.unit}".rstrip() + f"{how}; {self.question.condition_text} {holds} there"
-        if not self.limits:
-            return text
-        bound = " and ".join(x.condition_text for x in self.limits if x.label in self.binding) or "the conditions together (found by searching)"
-        own = ", ".join(f"{x.label} {'sets no limit' if x.value is None else 'allows ' + (f'{fmt(in_unit(x.value, var.factor), 6)} {var.unit}').rstrip()}" for x in self.limits)
-        return f"{text}; bound by {bound} ({own})"
+        return f"{var.name} = {fmt(in_unit(self.value, var.factor), 6)} {var.unit}".rstrip() + f"{how}; {self.question.condition_text} {holds} there"
 
     def answer(self) -> float:
         """The answer in its variable's display unit (an int for a whole-number variable)."""
@@ -163,7 +158,21 @@ class Answer:
 
     @property
     def how(self) -> str:
-        """In words, for people: 'floor of the boundary 64.97 to steps of 1', 'the largest allowed value'."""
+        """In words, for people: 'floor of the boundary 64.97 to steps of 1', 'the largest allowed value'.
+
+        With several conditions, the binding one's and each one's limit follow:
+        '...; bound by tpot <= tpot_target (latency allows 64, memory allows 238)'.
+        """
+        if not self.limits:
+            return self._rounded()
+        var = self.solution.model.variables[self.question.find]
+        bound = " and ".join(x.condition_text for x in self.limits if x.label in self.binding)
+        own = ", ".join(f"{x.label} " + ("sets no limit" if x.value is None else f"allows {V.shown(x.value / exact(var.factor))} {var.unit}".rstrip()) for x in self.limits)
+        if not bound:
+            return f"found by searching its domain with all the conditions together ({own})"
+        return f"{self._rounded()}; bound by {bound} ({own})"
+
+    def _rounded(self) -> str:
         var = self.solution.model.variables[self.question.find]
         r = self.rounding
         if r.how == "boundary":
@@ -290,7 +299,8 @@ class Report(Values):
         return all(c.ok for c in self.checks)
 
     def _verdicts(self) -> list[str]:
-        answers = [f"{q}: " + (a.message if isinstance(a, ChaincError) else a.sentence()) for q, a in self.answers.items()]
+        parts = {name for q in self.model.questions.values() for _, name in q.parts}  # their limits are in the combined answer
+        answers = [f"{q}: " + (a.message if isinstance(a, ChaincError) else a.sentence()) for q, a in self.answers.items() if q not in parts]
         passed = sum(c.ok for c in self.checks)
         return [*answers, f"checks: {passed}/{len(self.checks)} ok" if self.checks else ""]
 

@@ -153,9 +153,27 @@ MODEL_SCHEMA = {
                 "llm": {**_SLUG, "description": "Default LLM from hardware/llms (llama-3.1-8b); its values are llm.<field>."},
                 "models": {
                     "type": "object",
-                    "description": "Models this one builds on: {alias: model name}; their solved values are alias.<variable>.",
+                    "description": "Models this one builds on: {alias: model name}, their solved values alias.<variable>; or {alias: {model: name or relative path, given: {input: expression}}}, their equations joined to this model's, so it solves through them.",
                     "propertyNames": _NAME,
-                    "additionalProperties": _SLUG,
+                    "additionalProperties": {
+                        "oneOf": [
+                            _SLUG,
+                            {
+                                "type": "object",
+                                "additionalProperties": False,
+                                "required": ["model"],
+                                "properties": {
+                                    "model": {"type": "string", "maxLength": 300, "description": "A model name (goodput) or a path relative to this file (../shared/decode.yaml), inside the project."},
+                                    "given": {
+                                        "type": "object",
+                                        "propertyNames": _NAME,
+                                        "additionalProperties": _quantity,
+                                        "description": "The imported model's inputs, bound to this model's expressions.",
+                                    },
+                                },
+                            },
+                        ]
+                    },
                 },
             },
         },

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CI = os.environ.get("CI") == "true"
 
 # Hypothesis profiles for tests/test_fuzz.py. The default run is small (the whole fuzz
-# file in a few seconds, the same examples every time); CI=true runs 3,500 random
-# examples per fuzz test (over 10,000 in all) with no deadline.
+# file in a few seconds, the same examples every time); CI=true runs 3,500 examples per
+# fuzz test (over 10,000 in all) with no deadline.
 _FUZZ = dict(
     database=None,  # nothing written outside tests/; a failure prints its example
     phases=[Phase.explicit, Phase.generate, Phase.shrink],
@@ -25,14 +25,17 @@ _FUZZ = dict(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
     deadline=None,  # a shared machine makes timings noisy; time bombs are bounded by the code, not the clock
 )
-settings.register_profile("fuzz", max_examples=40, derandomize=True, **_FUZZ)
-settings.register_profile("fuzz-ci", max_examples=3500, derandomize=False, **_FUZZ)
+# CI's examples are the same every run (derandomized): a red CI is a change's doing, never a new
+# draw. CHAINC_EXPLORE=1 draws new random examples (the way the bugs in the @examples were found).
+EXPLORE = os.environ.get("CHAINC_EXPLORE") == "1"
+settings.register_profile("fuzz", max_examples=40, derandomize=not EXPLORE, **_FUZZ)
+settings.register_profile("fuzz-ci", max_examples=3500, derandomize=not EXPLORE, **_FUZZ)
 FUZZ_PROFILE = "fuzz-ci" if CI else "fuzz"
 
 # Profiles for tests/test_agreement.py: random chains compared across the solver and the backends.
 # The default run is a few seconds' worth, the same chains every time; CI=true runs a few hundred.
-settings.register_profile("agree", max_examples=25, derandomize=True, **_FUZZ)
-settings.register_profile("agree-ci", max_examples=300, derandomize=False, **_FUZZ)
+settings.register_profile("agree", max_examples=25, derandomize=not EXPLORE, **_FUZZ)
+settings.register_profile("agree-ci", max_examples=300, derandomize=not EXPLORE, **_FUZZ)
 AGREE_PROFILE = "agree-ci" if CI else "agree"
 AGREE: Counter = Counter()  # chains drawn, accepted, values and errors compared, ...
 AGREE_SECONDS: Counter = Counter()

@@ -457,8 +457,65 @@ GUARD_BEFORE_ITS_DIVISOR = Chain(
     ({"a1": 0.5},),
 )
 
+# 16e9 * np.minimum(16e9, 16e9) in NumPy's int64 overflowed without a word (-0.07 GB for 8 GB): large whole constants print as floats
+INT64_OVERFLOW = Chain(
+    yaml("""
+    name: chain
+    title: a random chain
+    variables:
+      a0: {value: 1, integer: true, min: 1}
+      a1: {unit: "GB", domain: "real"}
+      a2: {unit: "GB", domain: "real"}
+      a4: {unit: "GB", domain: "real"}
+    equations:
+      - "a1 = 2[GB]"
+      - "a2 = if(a0 < a0, a1, a1)"
+      - "a4 = (a1 * 2[1/GB]) * min(a1, a2)"
+    """),
+    ({},),
+)
+
+# from the default a0 = 2 the way down has no values (a table of ceil(a0) rows): NumPy found no bracket where the scalar scan finds a0 = 1
+NO_BRACKET_FROM_THE_START = Chain(
+    yaml("""
+    name: chain
+    title: a random chain
+    variables:
+      a0: {value: 2, domain: "real"}
+      a2: {domain: "real"}
+    equations:
+      - "a2 = a0 + sum(t.c0) * 1[1/token]"
+    tables:
+      t:
+        rows: "min(ceil(a0), 4)"
+        columns:
+          c0: {formula: "prev.c0", unit: "token"}
+    """),
+    ({},),
+    ("a0", "a2"),
+)
+
+# no a0 meets the condition, and at the closest point (a0 = 0) 2 / a0 divides by zero: NumPy raised ZeroDivisionError
+DIVISION_AT_THE_CLOSEST_POINT = Chain(
+    yaml("""
+    name: chain
+    title: a random chain
+    variables:
+      a0: {unit: "s", value: 2, domain: "nonnegative"}
+      a2: {unit: "s", domain: "real"}
+    equations:
+      - "a2 = 2[s**2] / a0 + a0"
+    questions:
+      q0: {find: "a0", such_that: "a2 <= 2[s]", seek: "max", step: 0.5}
+    """),
+    ({},),
+)
+
 
 @AGREE_SETTINGS
+@example(chain=INT64_OVERFLOW)
+@example(chain=NO_BRACKET_FROM_THE_START)
+@example(chain=DIVISION_AT_THE_CLOSEST_POINT)
 @example(chain=TWO_ROOTS_ARE_CHOSEN_QUICKLY)
 @example(chain=ROUNDING_IS_NO_ROOT)
 @example(chain=ZERO_DIVISOR_IN_A_COLUMN)

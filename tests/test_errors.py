@@ -87,6 +87,11 @@ def assert_located_error(code, out, err, path, line, col, message, hint="") -> s
 
 # (corpus file, line, column or None, substring of the message, substring of the hint)
 LOAD_ERRORS = [
+    ("join-unknown-input.yaml", 8, 13, "model 'goodput' has no variable 'batchx' to bind", "its inputs: weight_bytes"),
+    ("join-computed.yaml", 8, 13, "'tpot' is computed by model 'goodput', not one of its inputs", "read a result as decode.tpot"),
+    ("join-outside.yaml", 6, 12, "is outside the project", "stays inside the project's folders"),
+    ("join-self.yaml", 6, 9, "models import each other in a loop: join-self -> join-self", "only one way round"),
+    ("join-unit.yaml", 8, 47, "decode.context is bound to 'n', which is time, but decode.context is token", "write it in token"),
     ("yaml-syntax.yaml", 6, 10, "expected ',' or '}'", "YAML syntax"),
     ("yaml-tag.yaml", 3, 8, "YAML tag refused", "remove the '!!' tag"),
     ("duplicate-key.yaml", 8, 3, "duplicate key 'a'", "once"),

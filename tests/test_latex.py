@@ -98,7 +98,8 @@ def test_tex_is_deterministic(project, tmp_path):
     a, _ = latex.render(rs, BuildOptions(tmp_path / "a"))
     b, _ = latex.render(rs, BuildOptions(tmp_path / "b"))
     assert a == b
-    assert set(a) == {"goodput.tex", "hol-blocking.tex", "chains.tex", "figures/goodput-batch.pdf", "figures/goodput-max_batch-movers.pdf"}
+    movers = {f"figures/goodput-{q}-movers.pdf" for q in ("max_batch", "fitting_batch_latency", "fitting_batch_memory", "fitting_batch")}
+    assert set(a) == {"goodput.tex", "hol-blocking.tex", "chains.tex", "figures/goodput-batch.pdf", *movers}
 
 
 def test_pdf_is_reproducible(project, tmp_path):

@@ -166,7 +166,7 @@ def test_catalog_values_and_switching(built, project):
     assert set(mod.LLMS) == set(project.catalog.ids("llm"))
     with pytest.raises(ValueError, match="unknown GPU 'nope'"):
         mod.solve(gpu="nope")
-    mod.GPUS["mine"] = {"memory_bandwidth": 6.0}
+    mod.GPUS["mine"] = {"memory_bandwidth": 6.0, "memory": 80.0}
     assert close(mod.solve(gpu="mine").bandwidth, 6.0)
     assert close(mod.solve(bandwidth=6.0).tpot, mod.solve(gpu="mine").tpot)
 

@@ -239,7 +239,8 @@ def test_question_without_an_answer_is_said_not_raised(project, tmp_path):
     assert "goodput" in built.compiled
     text = flat(pdftext(tmp_path / "goodput.pdf"))
     assert "No answer here. question max_batch: no batch meets tpot <= tpot_target" in text
-    assert "What moves" not in text
+    assert "boundary of max_batch" not in text and "What moves batch most (max_batch" not in text  # no answer, no sensitivities
+    assert "boundary of fitting_batch_memory" in text  # the memory condition alone has one: 118 on the L40S's 48 GB
 
 
 def test_logs_are_clean_and_one_run_is_enough(goodput):

@@ -577,19 +577,22 @@ def _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_targ
             return False
 
     limits = []
-    for label, part in (("latency", lambda: _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, titles)), ("memory", lambda: _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, titles)),):
+    for label, part in [
+        ("latency", lambda: _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, titles)),
+        ("memory", lambda: _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, titles)),
+    ]:
         try:
             limits.append((label, part(), None))
         except ChainError as e:
-            if e.kind not in ('infeasible', 'unbounded'):
+            if e.kind not in ("infeasible", "unbounded"):
                 raise
             limits.append((label, None, e))
     try:
-        return _combine([(label, value, e.kind if e else 'answer') for label, value, e in limits], _feasible, lambda x: _admits(x, "positive", 1, None), "max", 1, 1, None, 1, True)[0]
+        return _combine([(label, value, e.kind if e else "answer") for label, value, e in limits], _feasible, lambda x: _admits(x, "positive", 1, None), "max", 1, 1, None, 1, True)[0]
     except _NoAnswer as e:
-        if e.kind == 'infeasible' and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages
+        if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages
             raise _nowhere("fitting_batch", [err for label, _, err in limits if label in e.at]) from None
-        raise _question_error(e, None, ("fitting_batch", "batch", "", 1, "tpot <= tpot_target and step_bytes <= memory", '', (None, None), "positive integer, at least 1", "max"), titles) from None
+        raise _question_error(e, None, ("fitting_batch", "batch", "", 1, "tpot <= tpot_target and step_bytes <= memory", "", (None, None), "positive integer, at least 1", "max"), titles) from None
 
 
 def _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes):
@@ -994,7 +997,8 @@ def _problem(e: BaseException) -> str:
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
     """The error for a value that could not be computed at `where` ('line 66: tpot = ...')."""
-    what = f"{name} {_problem(e)}" if isinstance(e, ChainError) else f"the value of {name} {_problem(e)}"
+    problem = _problem(e)
+    what = (problem if problem.startswith(f"{name} ") else f"{name} {problem}") if isinstance(e, ChainError) else f"the value of {name} {problem}"
     return ChainError(f"{what}: {where}", "check the inputs, or the equation's domain")
 
 
@@ -1038,10 +1042,13 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
-    elif e.kind == "infeasible":
-        left, right = sides(e.at)
-        texts = (show(labels[0], left), negated, show(labels[1], right))
     span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
+    if e.kind == "infeasible" and sides is not None:
+        try:
+            left, right = sides(e.at)
+        except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
+            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", (f"{span}; " if span else "") + err.hint)
+        texts = (show(labels[0], left), negated, show(labels[1], right))
     on = f" on {' with '.join(titles)}" if titles else ""
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""

@@ -438,7 +438,8 @@ def _problem(e: BaseException) -> str:
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
     """The error for a value that could not be computed at `where` ('line 66: tpot = ...')."""
-    what = f"{name} {_problem(e)}" if isinstance(e, ChainError) else f"the value of {name} {_problem(e)}"
+    problem = _problem(e)
+    what = (problem if problem.startswith(f"{name} ") else f"{name} {problem}") if isinstance(e, ChainError) else f"the value of {name} {problem}"
     return ChainError(f"{what}: {where}", "check the inputs, or the equation's domain")
 
 
@@ -466,10 +467,13 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
-    elif e.kind == "infeasible":
-        left, right = sides(e.at)
-        texts = (show(labels[0], left), negated, show(labels[1], right))
     span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
+    if e.kind == "infeasible" and sides is not None:
+        try:
+            left, right = sides(e.at)
+        except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
+            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", (f"{span}; " if span else "") + err.hint)
+        texts = (show(labels[0], left), negated, show(labels[1], right))
     on = f" on {' with '.join(titles)}" if titles else ""
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""

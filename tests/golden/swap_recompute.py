@@ -299,7 +299,8 @@ def _problem(e: BaseException) -> str:
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
     """The error for a value that could not be computed at `where` ('line 66: tpot = ...')."""
-    what = f"{name} {_problem(e)}" if isinstance(e, ChainError) else f"the value of {name} {_problem(e)}"
+    problem = _problem(e)
+    what = (problem if problem.startswith(f"{name} ") else f"{name} {problem}") if isinstance(e, ChainError) else f"the value of {name} {problem}"
     return ChainError(f"{what}: {where}", "check the inputs, or the equation's domain")
 
 

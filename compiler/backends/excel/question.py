@@ -210,7 +210,8 @@ class QuestionCells:
         em.run()
         pr = em.printer()
         sides = []
-        for key, side in (("left", self.shape.condition.left), ("right", self.shape.condition.right)):
+        cmp = self.shape.condition if isinstance(self.shape.condition, P.Cmp) else None  # several conditions: no two sides
+        for key, side in (("left", cmp.left), ("right", cmp.right)) if cmp else ():
             if isinstance(side, P.Ref) and side.name in self.model.variables:
                 node = scope.resolve(side.name)[0]
             else:
@@ -321,26 +322,59 @@ class QuestionCells:
             cells.append(self.chain.scope.slots[f"?{name}"][0])
             title, ref = manifest.cells[(self.model.name, "message", name)]
             messages.append(xl.Cell(f"$D${ref[1:]}", self.chain.book.cached.get((title, ref))))
-        extreme = "MIN" if q.seek == "max" else "MAX"
-        count = xl.fn("COUNT", *cells)
-        value = xl.fn("IF", xl.op("=", count, n(len(cells))), xl.fn(extreme, *cells), xl.fn("NA"))
+        # a part without a number either holds nowhere (then neither does the question) or sets no limit
+        unbounded = [xl.fn("ISNUMBER", xl.fn("SEARCH", xl.Str(": there is no "), msg)) for msg in messages]
+        nowhere = [xl.fn("AND", xl.fn("NOT", xl.fn("ISNUMBER", c)), xl.fn("NOT", u)) for c, u in zip(cells, unbounded)]
+        any_nowhere = xl.fn("OR", *nowhere)
+        far = n(-1e300 if q.seek == "min" else 1e300)
+        extreme = xl.fn("MIN" if q.seek == "max" else "MAX", *(xl.fn("IFERROR", c, far) for c in cells))
+        first = row
+        sheet.text(row, 1, f"How {q.name} is found: runtime/answer.py's combine over the conditions' own answers, as formulas", font=GREY_FONT)
+        self.rows = {}
+        candidate = xl.fn("IF", xl.fn("OR", any_nowhere, xl.op("=", xl.fn("COUNT", *cells), n(0))), xl.fn("NA"), extreme)
+        sheet.text(row + 1, 1, "candidate", font=GREY_FONT)
+        sheet.text(row + 1, 4, "the most restrictive of the conditions' own answers", font=GREY_FONT)
+        sheet.formula(row + 1, 2, candidate)
+        at = xl.Cell(f"$B${row + 1}", xlcalc.value(candidate))
+        holds = self.probe(0, at, row + 3)  # every condition at the candidate: 1 all hold, 0 not all, -1 no value
+        _, cols, _ = self.rows[0]
+        sheet.text(row + 2, 1, "probe", font=GREY_FONT)
+        for key, col in cols.items():
+            sheet.text(row + 2, col, key, font=GREY_FONT)
+        sheet.ws.row_dimensions.group(first, row + 3, outline_level=1, hidden=True)
+        row += 5
+        value = xl.fn("IF", xl.fn("ISNUMBER", at), xl.fn("IF", xl.op("=", holds, n(1)), at, xl.fn("NA")), xl.fn("NA"))
         cached = float(self.answer.value / self.factor) if self.answer is not None else xl.NA
         fmt = self.chain.formats.get(q.find) or number_format(cached if self.answer else 1, integer=var.domain.integer)
         sheet.formula(answer_row, 2, value, cached, fmt)
         answer = xl.Cell(f"$B${answer_row}", cached)
         unit = f" {var.unit}" if var.unit else ""
-        binding = xl.Str("")
-        for (_, _, pq), cell in reversed(list(zip(parts, cells))):
-            binding = xl.fn("IF", xl.op("=", cell, answer), xl.Str(pq.condition_text), binding)
-        own = []
-        for (label, _, _), cell in zip(parts, cells):
-            own.append(concat(xl.Str(f"{label} allows "), shown(cell), xl.Str(unit)))
-        listed = concat(*[x for k, part in enumerate(own) for x in ((xl.Str(", "), part) if k else (part,))])
-        found = concat(xl.Str(f"{q.find} = "), shown(answer), xl.Str(unit + ": bound by "), binding, xl.Str(" ("), listed, xl.Str(")"))
-        failed = xl.Str("")
-        for cell, msg in reversed(list(zip(cells, messages))):  # the first condition without an answer says why
-            failed = xl.fn("IF", xl.fn("ISNUMBER", cell), failed, msg)
-        message = xl.fn("IF", xl.op("=", count, n(len(cells))), found, failed)
+        binds = [xl.fn("IFERROR", xl.op("=", c, answer), xl.FALSE) for c in cells]
+
+        def joined(pieces, sep):  # the non-empty pieces, separated: each written with sep before it, the first sep cut
+            return xl.fn("MID", concat(*(xl.fn("IF", when, concat(xl.Str(sep), text), xl.Str("")) for when, text in pieces)), n(len(sep) + 1), n(10000))
+
+        bound = joined([(b, xl.Str(pq.condition_text)) for b, (_, _, pq) in zip(binds, parts)], " and ")
+        own = concat(
+            *[
+                x
+                for k, ((label, _, _), c) in enumerate(zip(parts, cells))
+                for x in ((xl.Str(", ") if k else xl.Str("")), xl.Str(f"{label} "), xl.fn("IF", xl.fn("ISNUMBER", c), concat(xl.Str("allows "), shown(c), xl.Str(unit)), xl.Str("sets no limit")))
+            ]
+        )
+        first_binding = xl.Str("")
+        for b, msg in reversed(list(zip(binds, messages))):  # the binding condition's own message: the value and how it was rounded
+            first_binding = xl.fn("IF", b, msg, first_binding)
+        found = concat(first_binding, xl.Str("; bound by "), bound, xl.Str(" ("), own, xl.Str(")"))
+        # the parts' messages read 'question <part>: ...': the question's joins what follows, as runtime/answer.nowhere does
+        failed = concat(xl.Str(f"question {q.name}: "), joined([(w, xl.fn("MID", msg, n(len(f"question {name}: ") + 1), n(10000))) for w, msg, (_, name, _) in zip(nowhere, messages, parts)], "; "))
+        apart = concat(
+            xl.Str(f"question {q.name}: the conditions do not all hold at the most restrictive limit, {q.find} = "),
+            shown(at),
+            xl.Str(f"{unit}; the answer needs a search of the domain with all of them together, which formulas cannot do: run chainc solve {self.model.name} --question {q.name}"),
+        )
+        no_limit = xl.Str(f"question {q.name}: no condition sets a limit; the answer needs a search of the domain, which formulas cannot do: run chainc solve {self.model.name} --question {q.name}")
+        message = xl.fn("IF", any_nowhere, failed, xl.fn("IF", xl.fn("ISNUMBER", answer), found, xl.fn("IF", xl.fn("ISNUMBER", at), apart, no_limit)))
         sheet.formula(answer_row, 4, message, xlcalc.value(message))
         c = sheet.ws.cell(row=answer_row, column=4)
         c.font, c.alignment = NOTE_FONT, WRAP

@@ -247,8 +247,30 @@ def _not(args):
     return v if isinstance(v, XError) else not v
 
 
+def _search(args):
+    """SEARCH(find, within): the 1-based position of find in within, case-insensitive; #VALUE! when absent."""
+    find, within = value(args[0]), value(args[1])
+    for v in (find, within):
+        if isinstance(v, XError):
+            return v
+    k = str(within).lower().find(str(find).lower())
+    return VALUE if k < 0 else float(k + 1)
+
+
+def _mid(args):
+    """MID(text, start, count), 1-based."""
+    text, start, count = value(args[0]), _num(value(args[1])), _num(value(args[2]))
+    for v in (text, start, count):
+        if isinstance(v, XError):
+            return v
+    start = int(start)
+    return str(text)[start - 1 : start - 1 + int(count)]
+
+
 _FNS = {
     "IF": _if,
+    "SEARCH": _search,
+    "MID": _mid,
     "IFERROR": _iferror,
     "CHOOSE": _choose,
     "ISERROR": lambda a: isinstance(value(a[0]), XError),

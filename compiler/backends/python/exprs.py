@@ -199,6 +199,14 @@ class NumpyPrinter(ScalarPrinter):
 
     backend = "NumPy"
     exact_sum = "_exact_sum_np"
+
+    def _print_Num(self, e: P.Num) -> tuple[str, int]:
+        # a large whole number as a float: NumPy's int64 would overflow without a word (16e9 * np.minimum(16e9, x))
+        if Fraction(e.value).denominator == 1 and abs(e.value) >= 2**31:
+            text = repr(float(e.value))
+            return text, (UNARY if text.startswith("-") else ATOM)
+        return super()._print_Num(e)
+
     calls = {
         "floor": "np.floor", "ceil": "np.ceil", "abs": "np.abs", "sqrt": "np.sqrt", "exp": "np.exp", "log": "np.log",
         "min": "np.minimum", "max": "np.maximum", "lambertw": "_lambertw_np", "factorial": "_factorial_np", "gamma": "_gamma_np",

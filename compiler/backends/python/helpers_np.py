@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ...runtime.roots import root_1d as _root_1d
 from ...runtime.values import ChainError
 from ...runtime.values import pick as _pick
 from ...runtime.values import require as _require
@@ -129,6 +130,13 @@ def _masked(live, *cells) -> tuple:
     return tuple(np.where(live, c, np.nan) for c in cells)
 
 
+def _index_mask(shape, i) -> np.ndarray:
+    """A boolean array of `shape`, true at index i only."""
+    mask = np.zeros(shape, dtype=bool)
+    mask[i] = True
+    return mask
+
+
 def _first_bad(bad, where: str) -> ChainError:
     return ChainError(f"a value is not a finite number at point {tuple(int(i) for i in _first(bad))}: {where}", "check the inputs, or the equation's domain")
 
@@ -199,6 +207,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         r = np.asarray(r, dtype=float)
         return np.where(np.asarray(bad) | ~np.isfinite(r), np.nan, r)
 
+    given = (lo, hi)  # as declared, for the scalar rule below
     lo = lo if lo is not None else (0.0 if kind != "real" else -math.inf)
     hi = hi if hi is not None else math.inf
     scale = float(factor)
@@ -244,10 +253,16 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         if np.all(done | bracketed):
             break
     missing = ~done & ~bracketed
-    if np.any(missing):
-        i = _first(missing)
-        span = f"{_shown(side[1][0][i] / factor)} to {_shown(side[0][0][i] / factor)} {unit}".rstrip()
-        raise ChainError(f"no value of {name} solves {where}", f"searched {name} from {span} and the two sides never crossed")
+    for edge in (lo, hi):  # the scalar rule's scan includes the domain's closed edges (x = 0 of a nonnegative domain)
+        if np.any(missing) and math.isfinite(edge) and not (kind == "positive" and edge <= 0):
+            fe = f(np.full(shape, float(edge)))
+            hit = missing & (fe == 0)
+            result, done, missing = np.where(hit, float(edge), result), done | hit, missing & ~hit
+    for i in zip(*np.nonzero(missing)) if np.ndim(missing) else ([()] if missing else []):
+        # no bracket from the start (the other side has no values): the scalar rule, which scans the domain, at this point
+        at = None if start is None else float(np.broadcast_to(start, shape)[i])
+        root = _root_1d(lambda x, i=i: float(f(np.full(shape, x))[i]), at, scale, kind, *given, name, unit, where, integer)[0]
+        result, done = np.where(_index_mask(shape, i), root, result), done | _index_mask(shape, i)
     # bisect every bracket, geometric midpoints where the bracket spans more than a factor of 4
     live = bracketed.copy()
     for _ in range(300):

@@ -90,6 +90,12 @@ def question_function(module, fname: str, asking) -> list[str]:
     return out.lines
 
 
+def _as_numpy(module, out: Out, names: list[str]) -> None:
+    """NumPy's rule computes on NumPy scalars: a division by zero is then NumPy's (checked, an error), not Python's (raised)."""
+    for n in names if module.numpy else ():
+        out.emit(f"{n} = np.float64({n})")
+
+
 def _rule_inputs(module, asking, known: list[str]) -> list[str]:
     """What the rule function takes: the known variables and parameters both programs read (and the parts' rules)."""
     read = set(program_inputs(asking.at)) | (set(program_inputs(asking.boundary)) if asking.boundary is not None else set())
@@ -113,6 +119,7 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     out.call(f"def {name}", [*(loc[n] for n in inputs), "titles"], ":")
     out.push()
     doc(out, docstring_text(f"Question {comment(q.name)} at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."))
+    _as_numpy(module, out, [loc[n] for n in inputs])
     # the condition's two sides at x, from the at-program
     at = ctx.program(asking.at, f"solve_{mn.mid}", mn)
     x = loc[q.find]
@@ -121,6 +128,7 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
         module.private.append(out.lines)
         return name
     out.nested_def(f"def _sides({x}):")
+    _as_numpy(module, out, [x])
     sides = [asking.condition.left, asking.condition.right]
     needed = set().union(*(P.refs(s) for s in sides), *(P.refs(x) for g in asking.guards for x in g))
     outputs = [*asking.at.outputs, *(f"rows:{t}" for t in asking.at.tables)]
@@ -202,6 +210,7 @@ def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
     numpy = module.numpy
     pr = writer_for(numpy).Printer(loc)
     out.nested_def(f"def _feasible({loc[q.find]}):")
+    _as_numpy(module, out, [loc[q.find]])
     out.emit("try:")
     out.push()
     needed = P.refs(asking.condition)
@@ -219,17 +228,17 @@ def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
         fn, inputs = module.rules[part]
         parts.append(f"({literal(label)}, lambda: {fn}({', '.join([*(loc[n] for n in inputs), 'titles'])}))")
     out.emit("limits = []")
-    out.emit(f"for label, part in ({', '.join(parts)},):")
+    out.call("for label, part in ", parts, ":", "[", "]")
     out.emit(f"{INDENT}try:")
     out.emit(f"{INDENT * 2}limits.append((label, part(), None))")
     out.emit(f"{INDENT}except ChainError as e:")
-    out.emit(f"{INDENT * 2}if e.kind not in ('infeasible', 'unbounded'):")
+    out.emit(f'{INDENT * 2}if e.kind not in ("infeasible", "unbounded"):')
     out.emit(f"{INDENT * 3}raise")
     out.emit(f"{INDENT * 2}limits.append((label, None, e))")
     d = asking.at.domains[q.find]
     admissible = f"lambda x: _admits(x, {literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)})"
     rule = [
-        "[(label, value, e.kind if e else 'answer') for label, value, e in limits]",
+        '[(label, value, e.kind if e else "answer") for label, value, e in limits]',
         "_feasible",
         admissible,
         literal(q.seek),
@@ -239,7 +248,7 @@ def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
         number(asking.probe),
         str(d.integer),
     ]
-    about = [literal(q.name), literal(q.find), literal(var.unit), number(exact(var.factor)), literal(comment(q.condition_text)), "''", "(None, None)", literal(d.text), literal(q.seek)]
+    about = [literal(q.name), literal(q.find), literal(var.unit), number(exact(var.factor)), literal(comment(q.condition_text)), '""', "(None, None)", literal(d.text), literal(q.seek)]
     module.used |= {"_combine", "_nowhere", "_admits", "_question_error", "_NoAnswer"} | pr.used
     out.emit("try:")
     out.push()
@@ -247,7 +256,7 @@ def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
     out.pop()
     out.emit("except _NoAnswer as e:")
     out.push()
-    out.emit("if e.kind == 'infeasible' and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages")
+    out.emit('if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages')
     out.emit(f"{INDENT}raise _nowhere({literal(q.name)}, [err for label, _, err in limits if label in e.at]) from None")
     out.call("raise _question_error", ["e", "None", f"({', '.join(about)})", "titles"], " from None")
 

@@ -44,6 +44,25 @@ class NumpyProgramWriter(ProgramWriter):
         self.used |= self.pr.used | {"np"}
         return out.lines
 
+    def body(self, out: Out, body) -> None:
+        """The statements, each equation's division guards before its domain check.
+
+        NumPy divides by zero quietly (inf), so the check would report a value that is not finite
+        where the solver and the scalar flavour stop at the division itself.
+        """
+        body, ordered, i = list(body), [], 0
+        while i < len(body):
+            s = body[i]
+            j = i + 1
+            if isinstance(s, P.Check):
+                while j < len(body) and isinstance(body[j], P.Guard) and body[j].site == s.site:
+                    j += 1
+                ordered += [*body[i + 1 : j], s]
+            else:
+                ordered.append(s)
+            i = j
+        super().body(out, ordered)
+
     def bad(self, out: Out, test: str) -> None:
         out.emit(f"_bad = _bad | {test}")
 
