@@ -23,6 +23,9 @@ DIMENSIONLESS = Dim()
 ureg = pint.UnitRegistry(None, non_int_type=Fraction, autoconvert_offset_to_baseunit=False, cache_folder=None)
 ureg.load_definitions(str(Path(__file__).with_name("units.txt")))
 
+# a number, with its unit or without, as a model writes a value: '10 ms/token', '6,450', '1e-3'
+QUANTITY_TEXT = re.compile(r"^\s*[-+]?(\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?(\s*[A-Za-zµμ%(][^=<>]*)?\s*$")
+
 
 class BadUnit(ValueError):
     pass
