@@ -48,6 +48,7 @@ class Builder:
         self.uses = uses or {}  # 'gpu' -> entry id
         self.imports = imports or {}
         self.variables: dict[str, Variable] = {}
+        self.symbols: set[sp.Symbol] = set()  # the variables' symbols, kept as they are declared (a set per equation made loading quadratic)
         self.params: dict[str, Param] = {}
         self.tables: dict[str, Table] = {}
         self.aggregates: dict[str, Aggregate] = {}
@@ -170,7 +171,7 @@ class Builder:
             term = self.expression(raw, kp)
         finally:
             self.defaults_only = False
-        if term.dim == ex.BOOL:
+        if ex.is_condition(term.dim):
             raise self.fail(kp, f"{what}: '{raw}' is a condition, not a value", "write a number, a quantity such as '10 ms', or an expression of catalog values")
         if not ex.same_dim(term.dim, dim):
             hint = f"write it in {unit_text}, or change the variable's unit" if unit_text else "a dimensionless value: divide by a unit, or give the variable a unit"
@@ -195,6 +196,7 @@ class Builder:
             digits=spec.get("digits"),
         )
         self.variables[name] = v
+        self.symbols.add(v.sym)
         return v
 
     def finish_variable(self, v: Variable, spec: dict, kp: KeyPath) -> Variable:
@@ -220,7 +222,7 @@ class Builder:
         lhs = self.expression(lhs_text, kp)
         rhs = self.expression(rhs_text, kp, offset=offset)
         for side, term in (("left", lhs), ("right", rhs)):
-            if term.dim == ex.BOOL:
+            if ex.is_condition(term.dim):
                 raise self.fail(kp, f"the {side} side of the equation is a condition", "use if(cond, a, b) to pick a value")
         if not ex.same_dim(lhs.dim, rhs.dim):
             raise UnitError(
@@ -230,7 +232,7 @@ class Builder:
                 dim_str(lhs.dim),
                 dim_str(rhs.dim),
             )
-        if not (lhs.expr.free_symbols | rhs.expr.free_symbols) & {v.sym for v in self.variables.values()}:
+        if self.symbols.isdisjoint(lhs.expr.free_symbols) and self.symbols.isdisjoint(rhs.expr.free_symbols):
             raise self.fail(kp, f"'{text.strip()}' involves no variable", "an equation relates variables of the model")
         return Equation(index, text.strip(), lhs.expr, rhs.expr, self.src.loc(kp), about, tuple(dict.fromkeys(lhs.guards + rhs.guards)))
 
@@ -263,7 +265,7 @@ class Builder:
         for cname, c in cols.items():
             ckp = kp + ("columns", cname)
             term = self.expression(c.formula, ckp + ("formula",), scope)
-            if term.dim == ex.BOOL:
+            if ex.is_condition(term.dim):
                 raise self.fail(ckp + ("formula",), f"column {name}.{cname}: the formula is a condition, not a number", "use if(cond, a, b) to pick a value, such as if(x > 0, 1, 0)")
             if not ex.same_dim(term.dim, c.dim):
                 raise UnitError(
@@ -285,7 +287,7 @@ class Builder:
             cycle = " -> ".join(a for a, _ in nx.find_cycle(deps))
             raise self.fail(kp + ("columns",), f"table '{name}': columns depend on each other in a loop: {cycle}", "refer to the previous row with prev.<column>") from None
         rows = self.expression(spec["rows"], kp + ("rows",))
-        if rows.dim == ex.BOOL:
+        if ex.is_condition(rows.dim):
             raise self.fail(kp + ("rows",), f"table '{name}': rows is a condition, not a count", "write a whole number or a count such as ceil(prompt / budget)")
         if rows.dim not in (DIMENSIONLESS, ex.ANY):
             raise UnitError(
@@ -393,7 +395,7 @@ def _variable(b: Builder, name: Any, kp: KeyPath) -> Variable:
 def _question(b: Builder, name: str, q: dict, kp: KeyPath) -> Question:
     v = _variable(b, q["find"], kp + ("find",))
     cond = b.expression(q["such_that"], kp + ("such_that",))
-    if cond.dim != ex.BOOL or not isinstance(cond.expr, (sp.Lt, sp.Le, sp.Gt, sp.Ge)):
+    if not ex.is_condition(cond.dim) or not isinstance(cond.expr, (sp.Lt, sp.Le, sp.Gt, sp.Ge)):
         raise b.fail(kp + ("such_that",), "such_that must be one comparison with <, <=, > or >=", "for example: tpot <= tpot_target")
     step = None
     if "step" in q:
@@ -468,7 +470,7 @@ def _check(b: Builder, index: int, c: dict, kp: KeyPath, questions: dict[str, Qu
     that, that_text = None, ""
     if "that" in c:
         term = b.expression(c["that"], kp + ("that",))
-        if term.dim != ex.BOOL:
+        if not ex.is_condition(term.dim):
             raise b.fail(kp + ("that",), "'that' must be a relation, such as a == b or a <= b", "a check's that: is a comparison that must hold")
         that, that_text = term.expr, str(c["that"])
     if not expects and that is None:
