@@ -99,6 +99,11 @@ def exp(x):
     return _approximate(f"exp({count(x)})", float(x) / LN10, lambda: _context().exp(_dec(x)))
 
 
+def rounded(x: Fraction) -> Fraction:
+    """x to the digits of an approximate value (a long exact fraction made cheap to compute with)."""
+    return Fraction(_dec(x))
+
+
 def _approximate(what: str, magnitude: float, compute):
     """A value beyond float range or too long to hold exactly: 30 digits, if its exponent is within the limit."""
     if abs(magnitude) > limit:
@@ -143,3 +148,27 @@ def _iroot(n: int, q: int):
         if c >= 0 and c**q == n:
             return c
     return None
+
+
+def factorial(x):
+    """n! exactly for a whole n (unless it is too long), else gamma(x + 1)."""
+    if isinstance(x, complex) or x != x:
+        raise Problem(f"factorial({shown(x)}) has no real value", "factorial() takes a number")
+    if x % 1 == 0:
+        if x < 0:
+            raise Problem(f"factorial({shown(x)}) has no value", "factorial() of a negative whole number is undefined")
+        n = int(x)
+        digits = math.lgamma(n + 1) / LN10
+        if digits > limit:
+            raise too_big(f"factorial({count(n)})", digits)
+        return math.factorial(n)
+    return gamma(x + 1)
+
+
+def gamma(x):
+    try:
+        return math.gamma(float(x))
+    except ValueError:
+        raise Problem(f"gamma({shown(x)}) has no value", "gamma() is undefined at 0 and the negative whole numbers") from None
+    except OverflowError:
+        return _approximate(f"gamma({shown(x)})", math.lgamma(float(x)) / LN10, lambda: _context().exp(_dec(math.lgamma(float(x)))))

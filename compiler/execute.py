@@ -26,6 +26,7 @@ from .runtime import values as V
 from .runtime.answer import NoAnswer, answer, no_answer
 
 NUMERIC = "bracketed root search, relative tolerance 1e-12"
+WHOLE = "search over whole numbers, each sign change bisected to neighbours"
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,7 +57,8 @@ def execute(prep: Prepared, given: dict, find: tuple = (), check_domain: bool = 
             if n in env:
                 require(m, prep.program, n, env[n], "given" if n in given else "default")
     result = runner(prep.program)(env)
-    numeric = {n: NUMERIC for n in prep.program.numeric}
+    whole = {t for x in P.statements(prep.program.body) if isinstance(x, P.Search) for t in x.whole}
+    numeric = {n: WHOLE if n in whole else NUMERIC for n in prep.program.numeric}
     values = {n: _exact(v) for n, v in result.values.items()}
     tables = {t: [{c: _exact(v) for c, v in row.items()} for row in rows] for t, rows in result.tables.items()}
     return Solution(m, prep.plan, prep.program, prep.entries.get("gpu"), prep.entries.get("llm"), values, dict(given), numeric, tables, dict(prep.formulas), result.notes)

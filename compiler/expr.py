@@ -60,7 +60,8 @@ class Scope(Protocol):
 
 Where = Callable[[int, int], Loc]  # (lineno, col_offset) inside the text -> file location
 
-FUNCTIONS = ("min", "max", "ceil", "floor", "log", "exp", "sqrt", "abs", "if")
+FUNCTIONS = ("min", "max", "ceil", "floor", "log", "exp", "sqrt", "abs", "if", "factorial", "gamma")
+FINITE = ("sum", "prod")  # sum(expr for k in range(lo, hi)), prod(...): a finite sum or product over a whole-number index
 AGGREGATES = ("sum", "last", "count", "max", "min")
 _COMPARE = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq, ast.NotEq: sp.Ne}
 _IF = "IF"  # `if` is a Python keyword; it is renamed token-wise (same length, so columns hold)
@@ -121,7 +122,7 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
             raise
         raise ModelError(f"this expression has no value: {e}", where(1, 0), "look for a division by zero or the square root of a negative number") from None
     numbers = term.expr.atoms(*_NUMBER_ATOMS)  # one walk of the tree for both checks
-    if not numbers.isdisjoint(_NO_VALUE):
+    if not numbers.isdisjoint(_NO_REAL_VALUE):
         raise ModelError("this expression has no finite real value", where(1, 0), "look for a division by zero or the square root of a negative number")
     # each literal and power is bounded, but a product of them is not: 10**300 * 10**300 printed as 'inf'
     big = max((max(abs(n.p), n.q).bit_length() for n in numbers if isinstance(n, sp.Rational)), default=0)
@@ -228,7 +229,12 @@ class _Builder:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{_describe(node)} is not allowed in an expression", "use numbers, names, + - * / **, comparisons and the functions " + ", ".join(FUNCTIONS))
-        return method(node)
+        term = method(node)
+        # a constant without a finite value (1/0, 0 ** -1, log(0)) is refused where it is written: SymPy can
+        # cancel it later (1 / (x / 0) is 0), and a divisor that kept it (x * zoo) has no program node
+        if isinstance(node, (ast.BinOp, ast.Call)) and not is_condition(term.dim) and term.expr.is_number and term.expr.has(*_NO_VALUE):
+            raise self.fail(node, "this expression has no finite real value", "look for a division by zero or the logarithm of 0")
+        return term
 
     # --- leaves -----------------------------------------------------------------
     def visit_Constant(self, node: ast.Constant) -> Term:
@@ -311,6 +317,8 @@ class _Builder:
             return Term(left.expr * right.expr, dim)
         if op is ast.Div:
             dim = ANY if left.dim is ANY else left.dim / (right.dim if right.dim is not ANY else DIMENSIONLESS)
+            if right.expr.is_zero:  # x / 0 is zoo * x for SymPy: no value, whatever x is
+                raise self.fail(node.right, f"division by zero: {self.segment(node.right)} is 0", "a divisor that is always 0 leaves the expression without a value")
             if not right.expr.is_number:
                 self.divisors.append((right.expr, sp.And(*self.branch)))
             return Term(left.expr / right.expr, dim)
@@ -365,6 +373,10 @@ class _Builder:
         name = "if" if node.func.id == _IF else node.func.id
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise self.fail(node, f"{name}() takes plain arguments", "no keywords or *args: write min(a, b)")
+        if name in FINITE and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
+            return self.finite(node, name, node.args[0])
+        if name == "prod":
+            raise self.fail(node, "prod() takes a generator: prod(expr for k in range(lo, hi))", _USAGE["sum"])
         if name in AGGREGATES and len(node.args) == 1 and self.names_table(node.args[0]):
             return self.aggregate(node, name, node.args[0])
         if name not in FUNCTIONS:
@@ -378,6 +390,48 @@ class _Builder:
         else:
             args = [self.visit(a) for a in node.args]
         return getattr(self, "call_" + name)(node, args)
+
+    def finite(self, node: ast.Call, kind: str, gen: ast.GeneratorExp) -> Term:
+        """sum(expr for k in range(lo, hi)) and prod(...): the index runs over the whole numbers lo .. hi - 1."""
+        if len(gen.generators) == 1 and gen.generators[0].ifs:
+            raise self.fail(gen.generators[0].ifs[0], f"{kind}() takes no 'if' filter", f"choose each term instead: {kind}(if(k > 1, k, {0 if kind == 'sum' else 1}) for k in range(n))")
+        if len(gen.generators) != 1 or gen.generators[0].is_async:
+            raise self.fail(gen, f"{kind}() takes one 'for k in range(lo, hi)'", _USAGE["sum"])
+        comp = gen.generators[0]
+        if not isinstance(comp.target, ast.Name):
+            raise self.fail(comp.target, "the index of a sum is one name", _USAGE["sum"])
+        it = comp.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and 1 <= len(it.args) <= 2 and not it.keywords):
+            raise self.fail(it, f"{kind}() runs over range(lo, hi): the whole numbers lo, lo + 1, ..., hi - 1", _USAGE["sum"])
+        bounds = [self.visit(a) for a in it.args]
+        for b, n in zip(bounds, it.args):
+            self.want_number(n, b)
+            if b.dim not in (DIMENSIONLESS, ANY):
+                raise UnitError(f"the bounds of a sum are whole numbers, not {dim_str(b.dim)}", self.loc(n), "divide by a unit first, such as range(0, servers)", dim_str(b.dim), "dimensionless")
+        lo, hi = (sp.Integer(0), bounds[0].expr) if len(bounds) == 1 else (bounds[0].expr, bounds[1].expr)
+        name = comp.target.id
+        if name.startswith("_") or not name.isidentifier():
+            raise self.fail(comp.target, f"name '{name}' is not allowed", "an index is a short name such as k")
+        try:  # an index that hides a name of the model would make the term mean something else than it reads
+            self.scope.lookup(name, self.loc(comp.target))
+        except ModelError:
+            pass
+        else:
+            raise self.fail(comp.target, f"the index '{name}' hides the name '{name}' of this model", "name the index something else, such as k")
+        k = sp.Symbol(f"{name}#{node.lineno}.{node.col_offset}", integer=True)  # unique: a model variable k is another symbol
+        outer, before = self.scope, len(self.divisors)
+        self.scope = _Index(outer, name, k)
+        try:
+            body = self.visit(gen.elt)
+        finally:
+            self.scope = outer
+        # a division by the index itself is checked where each term is computed, not as a guard outside the sum
+        self.divisors[before:] = [d for d in self.divisors[before:] if k not in d[0].free_symbols | d[1].free_symbols]
+        self.want_number(gen.elt, body)
+        if kind == "prod" and body.dim not in (DIMENSIONLESS, ANY):
+            raise UnitError(f"a product's terms must be dimensionless, not {dim_str(body.dim)}", self.loc(gen.elt), "divide each term by its unit", dim_str(body.dim), "dimensionless")
+        cls = sp.Sum if kind == "sum" else sp.Product
+        return Term(cls(body.expr, (k, lo, hi - 1)), body.dim if kind == "sum" else DIMENSIONLESS)
 
     def names_table(self, arg: ast.AST) -> bool:
         if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
@@ -452,6 +506,12 @@ class _Builder:
         dim = args[0].dim
         return Term(sp.sqrt(args[0].expr), dim if dim is ANY else dim ** Fraction(1, 2))
 
+    def call_factorial(self, node, args):
+        return self.unary(node, args, sp.factorial)
+
+    def call_gamma(self, node, args):
+        return self.unary(node, args, sp.gamma)
+
     def call_abs(self, node, args):
         self.arity(node, args, 1)
         return Term(sp.Abs(args[0].expr), args[0].dim)
@@ -476,11 +536,13 @@ class _Builder:
             raise self.fail(node, "expected a condition (a comparison such as tpot <= tpot_target)", "if(cond, a, b) takes a comparison first, then the two values")
 
 
+_NO_VALUE = (sp.zoo, sp.nan, sp.oo, -sp.oo)
 _DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _rational = lru_cache(maxsize=4096)(sp.Rational)  # a literal's exact value; the same few (1, 2, 1000) recur in every formula
-_NO_VALUE = frozenset({sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I})
-_NUMBER_ATOMS = (sp.Number, type(sp.zoo), type(sp.I))  # the atoms _NO_VALUE's are, and the Rationals
+_NO_REAL_VALUE = frozenset({*_NO_VALUE, sp.I})
+_NUMBER_ATOMS = (sp.Number, type(sp.zoo), type(sp.I))  # the atoms _NO_REAL_VALUE's are, and the Rationals
 _USAGE = {
+    "sum": "sum(a**k / factorial(k) for k in range(0, n)) adds a term per whole number k from 0 to n - 1; prod() multiplies",
     "min": "min(a, b, ...) takes two or more values; min(table.column) takes one column",
     "max": "max(a, b, ...) takes two or more values; max(table.column) takes one column",
     "if": "if(cond, a, b): a when cond holds, else b",
@@ -506,3 +568,21 @@ def _describe(node: ast.AST) -> str:
         "Slice": "a slice",
     }
     return names.get(type(node).__name__, type(node).__name__)
+
+
+class _Index:
+    """The names inside a sum's term: its index, then everything the sum itself can see."""
+
+    def __init__(self, outer, name: str, sym: sp.Symbol):
+        self.outer, self.name, self.sym = outer, name, sym
+
+    def lookup(self, name: str, loc: Loc) -> Term:
+        if name == self.name:
+            return Term(self.sym, DIMENSIONLESS)
+        return self.outer.lookup(name, loc)
+
+    def aggregate(self, kind, table, column, loc):
+        return self.outer.aggregate(kind, table, column, loc)
+
+    def is_table(self, name: str) -> bool:
+        return self.outer.is_table(name)

@@ -136,6 +136,7 @@ class Question:
     step: sp.Rational | None  # rounding grid in base units (None: no rounding)
     loc: Loc
     guards: tuple = ()  # the condition's divisions, as Equation.guards
+    parts: tuple[tuple[str, str], ...] = ()  # several conditions: (label, part question's name), each part a question of its own
 
 
 @dataclass(frozen=True)

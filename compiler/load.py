@@ -7,9 +7,11 @@ except that an imported model's values come from solving that model.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import keyword
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +29,7 @@ from .units import DIMENSIONLESS, BadUnit, dim_str, exact_number, parse_quantity
 if TYPE_CHECKING:
     from .project import Project
 
-RESERVED = {"gpu", "llm", "prev", "i"} | set(ex.FUNCTIONS) | set(ex.AGGREGATES)
+RESERVED = {"gpu", "llm", "prev", "i"} | set(ex.FUNCTIONS) | set(ex.AGGREGATES) | set(ex.FINITE)
 _QUANTITY = re.compile(r"^\s*[-+]?(\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?(\s*[A-Za-zµμ%(][^=<>]*)?\s*$")
 # numbers YAML 1.1 reads and chainc does not: hexadecimal, octal, binary, base 60 (1:30), infinity, not-a-number
 _NOT_DECIMAL = re.compile(r"^\s*[-+]?(0[xob][0-9a-f_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|\.?(inf|infinity|nan))\s*$", re.IGNORECASE)
@@ -374,7 +376,17 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
     for name, spec in (d.get("tables") or {}).items():
         b.table(name, spec, ("tables", name))
     equations = tuple(b.equation(i, item, ("equations", i)) for i, item in enumerate(d["equations"]))
-    questions = {name: _question(b, name, q, ("questions", name)) for name, q in (d.get("questions") or {}).items()}
+    questions: dict[str, Question] = {}
+    for name, q in (d.get("questions") or {}).items():
+        for made in _questions(b, name, q, ("questions", name)):
+            if made.name in questions or (made.name in (d.get("questions") or {}) and made.name != name):
+                raise b.fail(
+                    ("questions", name),
+                    f"question {name}: its condition '{made.name[len(name) + 1 :]}' makes a question {made.name}, which is already a question",
+                    "name the conditions: such_that: {label: condition, ...}",
+                    key=True,
+                )
+            questions[made.name] = made
     checks = tuple(_check(b, i, c, ("checks", i), questions) for i, c in enumerate(d.get("checks") or []))
     sweeps = {name: _sweep(b, name, s, ("sweeps", name)) for name, s in (d.get("sweeps") or {}).items()}
     return Model(
@@ -392,11 +404,47 @@ def _variable(b: Builder, name: Any, kp: KeyPath) -> Variable:
     return b.variables[name]
 
 
-def _question(b: Builder, name: str, q: dict, kp: KeyPath) -> Question:
+def _conditions(b: Builder, q: dict, kp: KeyPath) -> list[tuple[str, str, KeyPath]]:
+    """(label, text, where it is written) of each condition: a mapping names them, 'A and B' is split at its top 'and'."""
+    such = q["such_that"]
+    if isinstance(such, dict):
+        return [(str(label), str(text), kp + ("such_that", label)) for label, text in such.items()]
+    text, at = str(such), kp + ("such_that",)
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return [("", text, at)]  # the expression parser reports it, located
+    if not (isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And)):
+        return [("", text, at)]
+    b.expression(text, at)  # every error located in the text as written
+    parts = [ast.get_source_segment(text.strip(), v) for v in tree.values]
+    lhs = [v.left.id if isinstance(v, ast.Compare) and isinstance(v.left, ast.Name) else None for v in tree.values]
+    return [(x if x and lhs.count(x) == 1 else f"condition_{i + 1}", t, at) for i, (x, t) in enumerate(zip(lhs, parts))]
+
+
+def _questions(b: Builder, name: str, q: dict, kp: KeyPath) -> list[Question]:
+    """The question; with several conditions, first one question per condition (its own limit), then the one that combines them."""
+    conditions = _conditions(b, q, kp)
+    if len(conditions) == 1 and not isinstance(q["such_that"], dict):
+        return [_question(b, name, q, kp)]
+    parts = []
+    for label, text, at in conditions:
+        ask = f"{q.get('ask') or name}: the limit of {text} alone"
+        parts.append(_question(b, f"{name}_{label}", {**q, "ask": ask, "such_that": text}, kp, at))
+    whole = _question(b, name, {**q, "such_that": " and ".join(f"({p.condition_text})" for p in parts)}, kp, kp + ("such_that",), combined=True)
+    text = " and ".join(p.condition_text for p in parts)
+    guards = tuple(g for p in parts for g in p.guards)
+    return [*parts, replace(whole, condition_text=text, guards=guards, parts=tuple((label, p.name) for (label, _, _), p in zip(conditions, parts)))]
+
+
+def _question(b: Builder, name: str, q: dict, kp: KeyPath, at: KeyPath | None = None, combined: bool = False) -> Question:
     v = _variable(b, q["find"], kp + ("find",))
-    cond = b.expression(q["such_that"], kp + ("such_that",))
-    if not ex.is_condition(cond.dim) or not isinstance(cond.expr, (sp.Lt, sp.Le, sp.Gt, sp.Ge)):
-        raise b.fail(kp + ("such_that",), "such_that must be one comparison with <, <=, > or >=", "for example: tpot <= tpot_target")
+    at = at or kp + ("such_that",)
+    cond = b.expression(q["such_that"], at)
+    if combined:
+        pass  # a conjunction of the parts' comparisons, each checked on its own
+    elif not ex.is_condition(cond.dim) or not isinstance(cond.expr, (sp.Lt, sp.Le, sp.Gt, sp.Ge)):
+        raise b.fail(at, "such_that must be comparisons with <, <=, > or >=, joined by 'and'", "for example: tpot <= tpot_target and step_bytes <= gpu.memory")
     step = None
     if "step" in q:
         step = b.quantity(q["step"], kp + ("step",), v.unit, v.factor, v.dim, "step")

@@ -27,7 +27,7 @@ class Unlowerable(ValueError):
     """A SymPy construct the program has no node for."""
 
 
-_CALLS = {sp.floor: "floor", sp.ceiling: "ceil", sp.Abs: "abs", sp.exp: "exp", sp.log: "log", sp.Min: "min", sp.Max: "max", sp.LambertW: "lambertw"}
+_CALLS = {sp.floor: "floor", sp.ceiling: "ceil", sp.Abs: "abs", sp.exp: "exp", sp.log: "log", sp.Min: "min", sp.Max: "max", sp.LambertW: "lambertw", sp.factorial: "factorial", sp.gamma: "gamma"}
 _CMP = {sp.Lt: "<", sp.Le: "<=", sp.Gt: ">", sp.Ge: ">=", sp.Eq: "==", sp.Ne: "!="}
 
 
@@ -38,6 +38,10 @@ def expr(e: sp.Basic) -> P.Expr:
     while stack:
         node, ready = stack.pop()
         if id(node) in done:
+            continue
+        if isinstance(node, (sp.Sum, sp.Product)):  # its limits are a (index, lo, hi) Tuple: lowered as one node
+            (k, lo, hi) = node.limits[0]
+            done[id(node)] = P.Sum("sum" if isinstance(node, sp.Sum) else "prod", k.name, expr(lo), expr(hi), expr(node.function))
             continue
         args = node.args if not isinstance(node, (sp.Symbol, sp.Number, AppliedUndef)) else ()
         if not ready and args:
@@ -87,6 +91,11 @@ def _node(e: sp.Basic, args: list) -> P.Expr:
             return P.Cmp(op, *args)
     if isinstance(e, (sp.And, sp.Or, sp.Not)):
         return P.Logic({sp.And: "and", sp.Or: "or", sp.Not: "not"}[type(e)], tuple(args))
+    if isinstance(e, sp.ITE):  # SymPy folds a condition choosing between conditions into ITE(c, a, b)
+        c, a, b = args
+        return P.Logic("or", (P.Logic("and", (c, a)), P.Logic("and", (P.Logic("not", (c,)), b))))
+    if isinstance(e, sp.Implies):
+        return P.Logic("or", (P.Logic("not", (args[0],)), args[1]))
     raise Unlowerable(f"{type(e).__name__} has no program node")
 
 
@@ -101,10 +110,25 @@ def _guards(eq: Equation) -> list[P.Guard]:
 class _Lowerer:
     """Lowers one plan; tracks which tables have been looped in the current scope."""
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, known=()):
         self.model = model
         self.by_aggregate = {name: agg.table for name, agg in model.aggregates.items()}
         self.looped: set[str] = set()
+        self.known: set[str] = set(known)  # the names computed so far (inputs first)
+        self.pending: list[P.Guard] = []  # divisors that read a name not computed yet
+
+    def guards(self, guards, body: list) -> None:
+        """Each guard once every name it reads is computed: a step can come before the divisor it guards.
+
+        a4 = 0 / a3 is the constant 0 (the step needs nothing), but its divisor a3 comes from a later step.
+        """
+        for stmt in body:
+            if isinstance(stmt, (P.Assign, P.Pick, P.Search, P.Loop)):
+                self.known |= _defines(stmt)
+        self.pending.extend(guards)
+        ready = [g for g in self.pending if (P.refs(g.divisor) | P.refs(g.when)) <= self.known]
+        self.pending = [g for g in self.pending if g not in ready]
+        body.extend(ready)
 
     def loop(self, table: Table) -> P.Loop:
         m = self.model
@@ -141,8 +165,7 @@ class _Lowerer:
             body.append(P.Pick(s.unknowns, cands, site(s.equations[0])))
         else:
             self.search(s, body)
-        for eq in s.equations:
-            body.extend(_guards(eq))
+        self.guards([g for eq in s.equations for g in _guards(eq)], body)
 
     def search(self, s: Step, body: list) -> None:
         m = self.model
@@ -159,7 +182,25 @@ class _Lowerer:
         self.tables_for(res, inner)
         self.looped = outer | {t for t in self.looped if all(v not in tears for v in m.tables[t].inputs)}
         starts = tuple(expr(m.variables[t].default) if m.variables[t].default is not None else None for t in tears)
-        body.append(P.Search(tuple(tears), starts, tuple(inner), res, site(residuals[0] if residuals else s.equations[0])))
+        # a whole-number tear that sets a sum's bound (itself or through the block) has values only at whole numbers
+        moving = set(tears) | {name for name, _, _ in defs}
+        parts = [x.expr for x in inner if isinstance(x, P.Assign)] + list(res)
+        bounds = {r for e in parts for n in P.walk(e) if isinstance(n, P.Sum) for r in P.refs(n.lo) | P.refs(n.hi)}
+        whole = tuple(t for t in tears if m.variables[t].domain.integer and bounds & moving)
+        body.append(P.Search(tuple(tears), starts, tuple(inner), res, site(residuals[0] if residuals else s.equations[0]), whole))
+
+
+def _defines(s) -> set[str]:
+    """The names a statement computes."""
+    if isinstance(s, P.Assign):
+        return {s.name}
+    if isinstance(s, P.Pick):
+        return set(s.names)
+    if isinstance(s, P.Search):
+        return set(s.tears) | {n for x in P.statements(s.body) for n in _defines(x)}
+    if isinstance(s, P.Loop):
+        return {name for name, _, _ in s.aggregates}
+    return set()
 
 
 def _fraction(x) -> Fraction | None:
@@ -179,13 +220,14 @@ def domain(model: Model, name: str) -> P.Domain:
 @lru_cache(maxsize=1024)
 def lower(plan: Plan) -> P.Program:
     m = plan.model
-    low = _Lowerer(m)
+    low = _Lowerer(m, tuple(plan.known) + tuple(m.params))
     body: list = []
     for s in plan.steps:
         low.step(s, body)
     for name, t in m.tables.items():  # tables no step needed are still part of the solution
         if name not in low.looped:
             body.append(low.loop(t))
+    body.extend(low.pending)
     outputs = tuple(n for s in plan.steps for n in s.unknowns)
     numeric = tuple(n for s in plan.steps if s.method == "numeric" for n in s.unknowns)
     inputs = tuple(sorted(plan.known)) + tuple(m.params)

@@ -20,7 +20,7 @@ from .analysis import Block, plan_blocks
 from .ir import Equation, Model
 from .results import Plan, Step
 
-NOT_INVERTIBLE = (sp.Piecewise, sp.Min, sp.Max, sp.ceiling, sp.floor, sp.Abs, AppliedUndef)
+NOT_INVERTIBLE = (sp.Piecewise, sp.Min, sp.Max, sp.ceiling, sp.floor, sp.Abs, AppliedUndef, sp.Sum, sp.Product, sp.factorial, sp.gamma)
 
 
 @lru_cache(maxsize=1024)

@@ -133,7 +133,7 @@ def describe(model) -> ModelInfo:
 _CLASSES = {
     c.__name__: c
     for c in (
-        P.Num, P.Const, P.Ref, P.Add, P.Mul, P.Pow, P.Call, P.Cmp, P.Logic, P.Choice,
+        P.Num, P.Const, P.Ref, P.Add, P.Mul, P.Pow, P.Call, P.Cmp, P.Logic, P.Choice, P.Sum,
         P.Site, P.Assign, P.Guard, P.Check, P.Pick, P.Search, P.Column, P.Loop, P.Domain, P.Program,
         Loc, VarInfo, TableInfo, QuestionInfo, Expectation, CheckInfo, EntryInfo, ModelInfo, Prepared, Asking,
     )

@@ -72,17 +72,28 @@ class Logic:
 
 
 @dataclass(frozen=True, slots=True)
+class Sum:
+    """A finite sum (or product) of `body` over the whole numbers index = lo, lo + 1, ..., hi (hi included)."""
+
+    kind: str  # 'sum' | 'prod'
+    index: str  # the index's name in body (unique: 'k#12.4')
+    lo: object
+    hi: object
+    body: object
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """if/elif/else: the first piece whose condition holds (the last condition is always true)."""
 
     pieces: tuple  # ((value, condition), ...)
 
 
-Expr = Num | Const | Ref | Add | Mul | Pow | Call | Cmp | Logic | Choice
+Expr = Num | Const | Ref | Add | Mul | Pow | Call | Cmp | Logic | Choice | Sum
 TRUE = Logic("and", ())
 
 # name -> arity (None: any); what every printer must print and the runner must run
-FUNCTIONS = {"floor": 1, "ceil": 1, "abs": 1, "sqrt": 1, "exp": 1, "log": 1, "min": None, "max": None, "lambertw": 2}
+FUNCTIONS = {"floor": 1, "ceil": 1, "abs": 1, "sqrt": 1, "exp": 1, "log": 1, "min": None, "max": None, "lambertw": 2, "factorial": 1, "gamma": 1}
 
 
 def children(e) -> tuple:
@@ -94,6 +105,8 @@ def children(e) -> tuple:
         return (e.left, e.right)
     if isinstance(e, Choice):
         return tuple(x for piece in e.pieces for x in piece)
+    if isinstance(e, Sum):
+        return (e.lo, e.hi, e.body)
     return ()
 
 
@@ -107,7 +120,14 @@ def walk(e) -> Iterator:
 
 
 def refs(e) -> set[str]:
-    return {n.name for n in walk(e) if isinstance(n, Ref)}
+    """The names an expression reads (a sum's own index is not read from outside)."""
+    nodes = list(walk(e))
+    return {n.name for n in nodes if isinstance(n, Ref)} - {n.index for n in nodes if isinstance(n, Sum)}
+
+
+def index_name(index: str) -> str:
+    """A sum's index as the model writes it: 'k#12.4' -> 'k'."""
+    return index.split("#", 1)[0]
 
 
 # --- statements -------------------------------------------------------------------------------------
@@ -163,6 +183,7 @@ class Search:
     body: tuple  # statements computing the block's other unknowns from the tears
     residuals: tuple  # expressions that vanish at the solution
     site: Site
+    whole: tuple[str, ...] = ()  # tears searched over whole numbers only (they bound a sum)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +287,10 @@ def text(e) -> str:
     if t is Choice:
         *pieces, (last, _) = e.pieces
         return "".join(f"if({text(c)}, {text(v)}, " for v, c in pieces) + text(last) + ")" * len(pieces)
+    if t is Sum:
+        k = index_name(e.index)
+        hi = text(Add((e.hi, Num(Fraction(1)))))
+        return f"{e.kind}({text(e.body).replace(e.index, k)} for {k} in range({text(e.lo)}, {hi}))"
     return str(e)
 
 

@@ -8,6 +8,9 @@ read these and the Programs inside them; they never call the solver.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from .catalog import Catalog
 from .checks import run_check
 from .errors import ChaincError
@@ -45,13 +48,32 @@ def evaluate(
             rules[name] = asking(model, name, frozenset(n for n, _ in values))
         except ChaincError:
             pass  # a question whose shape cannot be planned: its answer holds the error
+    sensitivities = {name: _sensitivities(model, catalog, name, Query(values, (), gpu, llm)) for name, a in answers.items() if not isinstance(a, ChaincError)}
     checks = tuple(run_check(model, c, catalog, gpu, llm) for c in model.checks)
     sweeps = {name: run_sweep(model, sw, catalog, gpu, llm, values) for name, sw in model.sweeps.items()}
     custom = {}
     for name, (find, qgiven) in (queries or {}).items():
         qvalues = tuple((n, given_value(model, n, v)) for n, v in qgiven.items())
         custom[name] = solve_query(model, catalog, Query(qvalues, tuple(find), gpu, llm))
-    return Report(model, solution, answers, checks, sweeps, custom, values, source(model.path) if source else model.path, imports, rules)
+    where = source(model.path) if source else model.path
+    return Report(model, solution, answers, checks, sweeps, custom, values, where, imports, rules, {n: t for n, t in sensitivities.items() if t}, _digest(model.path))
+
+
+def _sensitivities(model: Model, catalog, question: str, query: Query) -> tuple:
+    """What moves a question's boundary most; () when that cannot be worked out (the numbers are a bonus, not a result)."""
+    from .sensitivity import sensitivities
+
+    try:
+        return sensitivities(model, catalog, query, question=question)
+    except (ChaincError, ArithmeticError, ValueError, TypeError):
+        return ()
+
+
+def _digest(path) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
 
 
 def catalog_report(catalog: Catalog) -> CatalogReport:

@@ -91,7 +91,7 @@ class Solution(Values):
         return f"<p><b>{html.escape(self._title())}</b></p>" + self._html_values()
 
     def _repr_markdown_(self) -> str:
-        from .derivation import text_lines
+        from .backends.text import text_lines
 
         return f"**{self._title()}**\n\n```\n" + "\n".join(text_lines(self)) + "\n```\n"
 
@@ -254,6 +254,8 @@ class Report(Values):
     source: str = ""  # the model file as outputs name it: 'models/goodput.yaml' (relative to its library folder)
     imports: dict[str, Report] = field(default_factory=dict)  # alias -> the imported model's own report
     asking: dict[str, Asking] = field(default_factory=dict)  # question -> its programs and rule data (also when it has no answer)
+    sensitivities: dict[str, tuple] = field(default_factory=dict)  # question -> its boundary's Sensitivity rows, largest first (none: no answer)
+    digest: str = ""  # SHA-256 of the model file's bytes, hex ('' when it cannot be read)
 
     @property
     def gpu(self) -> Entry | None:

@@ -51,6 +51,8 @@ _CALLS = {
     "min": _minmax(min),
     "max": _minmax(max),
     "lambertw": V.lambertw,
+    "factorial": B.factorial,
+    "gamma": B.gamma,
 }
 
 
@@ -122,7 +124,18 @@ def compile_expr(e: P.Expr) -> Fn:
     if t is P.Choice:
         pieces = [(compile_expr(v), compile_expr(c)) for v, c in e.pieces]
         return lambda env: _choose(pieces, env)
+    if t is P.Sum:
+        lo, hi, body, k, add = compile_expr(e.lo), compile_expr(e.hi), compile_expr(e.body), e.index, e.kind == "sum"
+        return lambda env: _finite(add, k, _whole(lo(env), "lower"), _whole(hi(env), "upper"), body, env)
     raise TypeError(f"no runner for {t.__name__}")
+
+
+def compile_residual(e: P.Expr) -> Fn:
+    """A numeric block's residual: its terms summed by the runtime's exact_sum (as generated code sums them)."""
+    if type(e) is not P.Add or len(e.args) < 2:
+        return compile_expr(e)
+    fs = [compile_expr(a) for a in e.args]
+    return lambda env: V.exact_sum([f(env) for f in fs])
 
 
 def hoist(e, row_names: set, found: dict, prefix: str):
@@ -143,6 +156,52 @@ def hoist(e, row_names: set, found: dict, prefix: str):
     if type(e) is P.Cmp:
         return P.Cmp(e.op, hoist(e.left, row_names, found, prefix), hoist(e.right, row_names, found, prefix))
     return e
+
+
+EXACT_SUM_BITS = 4096  # a sum's running total stays exact while its fraction fits in this many bits
+
+
+def _whole(x, which: str) -> int:
+    if isinstance(x, complex) or x != x or x % 1 != 0:
+        raise B.Problem(f"the {which} bound of a sum is {V.shown(x)}, not a whole number", "a sum runs over whole numbers: wrap the bound in ceil() or floor()")
+    return int(x)
+
+
+def _finite(add: bool, k: str, lo: int, hi: int, body, env):
+    """body summed (or multiplied) over k = lo .. hi; an empty range is 0 (or 1).
+
+    The last term is computed first: where any term has no value it is most often the largest, and
+    a search that probes a huge bound learns that at once instead of after a million terms. The
+    total stays exact while its fraction is short; past that it is carried to 30 digits.
+    """
+    if hi - lo > 10**6:
+        raise B.Problem(f"a sum of {hi - lo + 1:,} terms", "sums run over at most a million whole numbers")
+    if hi < lo:
+        return 0 if add else 1
+    sub = dict(env)
+    sub[k] = hi
+    last = body(sub)
+    total, n = (0 if add else 1), lo
+    while n < hi:
+        sub[k] = n
+        total = total + body(sub) if add else total * body(sub)
+        n += 1
+        if add and type(total) is Fraction and total.denominator.bit_length() + total.numerator.bit_length() > EXACT_SUM_BITS:
+            break  # 1/k! terms would grow the common denominator without end: the rest is summed in floats
+    if n < hi:
+        rest = [float(total)]
+        try:
+            while n < hi:
+                sub[k] = n
+                rest.append(float(body(sub)))
+                n += 1
+            total = Fraction(math.fsum(rest))
+        except OverflowError:  # a term beyond float range: exact terms from there, the total carried to 30 digits
+            total = B.rounded(total + Fraction(math.fsum(rest[1:])))
+            for j in range(n, hi):
+                sub[k] = j
+                total = B.rounded(total + body(sub))
+    return total + last if add else total * last
 
 
 def _fold(op, fs, env):
@@ -197,7 +256,7 @@ def diagnose(e: P.Expr, env: Env) -> tuple[str, str] | None:
             if compile_expr(cond)(env):
                 return diagnose(value, env)
         return None
-    for child in P.children(e):
+    for child in (e.lo, e.hi) if type(e) is P.Sum else P.children(e):  # a sum's terms need its index: the sum answers for them
         found = diagnose(child, env)
         if found:
             return found
@@ -422,7 +481,7 @@ class Runner:
 
     def _search(self, s: P.Search):
         body = [self._compile(x) for x in s.body]
-        residuals = [compile_expr(r) for r in s.residuals]
+        residuals = [compile_residual(r) for r in s.residuals]
         starts = [compile_expr(x) if x is not None else None for x in s.starts]
         tears = s.tears
 
@@ -441,8 +500,8 @@ class Runner:
                     start_values.append(float(f(env)) if f is not None else None)
                 except _FAILURES:
                     start_values.append(None)
-            if len(tears) == 1:
-                x = self._root_1d(s, lambda x: _quiet(lambda: trial(env, State(), [_exact(x)])[1][0]), start_values[0], state.notes)
+            if len(tears) == 1:  # trial points are floats (a search is approximate and exact powers of them are costly)
+                x = self._root_1d(s, lambda x: _quiet(lambda: trial(env, State(), [x])[1][0]), start_values[0], state.notes)
                 xs = [_exact(x)]
             else:
                 xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, State(), [_exact(float(x)) for x in v])[1], len(residuals)), start_values)
@@ -455,7 +514,7 @@ class Runner:
         """The runtime's 1-D rule (the root nearest the start, checked against a scan of the domain), located."""
         dom = self.domains[s.tears[0]]
         try:
-            root, found = root_1d(f, start, float(dom.factor), dom.kind, _float(dom.lo), _float(dom.hi), s.tears[0], dom.unit, s.site.what)
+            root, found = root_1d(f, start, float(dom.factor), dom.kind, _float(dom.lo), _float(dom.hi), s.tears[0], dom.unit, s.site.what, s.tears[0] in s.whole)
         except V.ChainError as e:
             raise SolveError(e.message, s.site.loc, e.hint) from None
         notes.extend(found)

@@ -93,7 +93,10 @@ QUESTION = {
     "properties": {
         "ask": {**_text, "description": "The question in words."},
         "find": {**_text, "description": "The variable to answer with."},
-        "such_that": {**_text, "description": "The condition the answer must meet, such as 'tpot <= tpot_target'."},
+        "such_that": {
+            "description": "The condition the answer must meet, such as 'tpot <= tpot_target'; several joined by 'and' must all hold, or a mapping of named conditions ({latency: 'tpot <= tpot_target', memory: 'step_bytes <= gpu.memory'}).",
+            "oneOf": [_text, {"type": "object", "minProperties": 1, "propertyNames": _NAME, "additionalProperties": _text}],
+        },
         "seek": {"enum": ["max", "min"], "description": "The largest or the smallest value that meets the condition."},
         "step": {**_number_or_text, "description": "Round the answer to this grid, on the safe side (integers default to 1)."},
     },

@@ -29,6 +29,15 @@ settings.register_profile("fuzz", max_examples=40, derandomize=True, **_FUZZ)
 settings.register_profile("fuzz-ci", max_examples=3500, derandomize=False, **_FUZZ)
 FUZZ_PROFILE = "fuzz-ci" if CI else "fuzz"
 
+# Profiles for tests/test_agreement.py: random chains compared across the solver and the backends.
+# The default run is a few seconds' worth, the same chains every time; CI=true runs a few hundred.
+settings.register_profile("agree", max_examples=25, derandomize=True, **_FUZZ)
+settings.register_profile("agree-ci", max_examples=300, derandomize=False, **_FUZZ)
+AGREE_PROFILE = "agree-ci" if CI else "agree"
+AGREE: Counter = Counter()  # chains drawn, accepted, values and errors compared, ...
+AGREE_SECONDS: Counter = Counter()
+AGREE_SLOWEST: list = [0.0, ""]  # seconds, the chain's text
+
 # examples each fuzz test ran, its wall time and its slowest example: printed at the end of the run
 FUZZ_EXAMPLES: Counter = Counter()
 FUZZ_SECONDS: Counter = Counter()
@@ -56,6 +65,32 @@ def fuzz_clock(request):
 
 
 def pytest_terminal_summary(terminalreporter):
+    if AGREE:
+        a = AGREE
+        terminalreporter.write_line(
+            f"agreement ({AGREE_PROFILE} profile): {a['chains']:,} random chains, {a['accepted']:,} accepted by the solver "
+            f"({a['refused by the loader']:,} refused at load, {a['refused by the solver']:,} by the solver), {a['built']:,} compiled to Python and NumPy "
+            f"({a['cannot print (Python)']:,} cannot print) in {AGREE_SECONDS['modules']:.1f} s"
+        )
+        terminalreporter.write_line(
+            f"  {a['points']:,} points solved, {a['values compared']:,} values and {a['errors compared']:,} errors compared; "
+            f"{a['questions asked']:,} questions asked ({a['questions answered']:,} answered); {a['queries built']:,} backwards queries built "
+            f"({a['queries refused by the solver']:,} refused), asked {a['queries asked']:,} times"
+        )
+        if AGREE_SLOWEST[1]:
+            seconds, text = AGREE_SLOWEST
+            if seconds < 5:
+                first = "; ".join(line.strip() for line in text.splitlines()[3:] if line.strip())
+                terminalreporter.write_line(f"  slowest chain: {seconds:.2f} s, {first[:200]}")
+            else:  # worth a look: the whole chain
+                terminalreporter.write_line(f"  slowest chain: {seconds:.2f} s:")
+                for line in text.splitlines():
+                    terminalreporter.write_line(f"    {line}")
+        if a["workbook chains"]:
+            terminalreporter.write_line(
+                f"  workbook: {a['workbook chains']:,} chains recalculated by LibreOffice ({a['cannot print (Excel)']:,} cannot print), "
+                f"{a['workbook live points']:,} with typed-in inputs, {a['workbook cells compared']:,} cells compared in {AGREE_SECONDS['workbook']:.1f} s"
+            )
     if FUZZ_EXAMPLES:
         total = sum(FUZZ_EXAMPLES.values())
         each = ", ".join(f"{name} {n:,} in {FUZZ_SECONDS[name]:.1f} s" for name, n in sorted(FUZZ_EXAMPLES.items()))

@@ -116,6 +116,14 @@ LOAD_ERRORS = [
     ("reserved-name.yaml", 7, 3, "'max' is a reserved word", "another name"),
     ("condition-as-number.yaml", 9, 14, "a condition cannot be used as a number", "if(cond, a, b)"),
     ("empty.yaml", 1, 1, "the file is empty", "YAML mapping"),
+    # finite sums and products
+    ("sum-range-step.yaml", 8, 24, "sum() runs over range(lo, hi)", "factorial(k) for k in range(0, n)"),
+    ("sum-unknown-name.yaml", 8, 17, "unknown name 'zebra'", "declare it under variables"),
+    ("sum-index-hides.yaml", 8, 19, "the index 'n' hides the name 'n' of this model", "such as k"),
+    ("sum-bound-unit.yaml", 8, 30, "the bounds of a sum are whole numbers, not time", "divide by a unit first"),
+    ("sum-index-outside.yaml", 8, 36, "unknown name 'k'", "declare it under variables"),
+    ("sum-filter.yaml", 8, 36, "sum() takes no 'if' filter", "sum(if(k > 1, k, 0) for k in range(n))"),
+    ("prod-dimension.yaml", 8, 14, "a product's terms must be dimensionless, not time", "divide each term by its unit"),
     # Python constructs the whitelist does not name: these must be model errors too, not crashes
     ("compare-is.yaml", 9, None, "", ""),
     ("compare-in.yaml", 9, None, "", ""),
@@ -128,6 +136,7 @@ LOAD_ERRORS = [
 SOLVE_ERRORS = [
     ("under-determined.yaml", 10, 3, "under-determined: cannot determine lonely", "give a value to lonely"),
     ("over-determined.yaml", 11, 5, "over-determined: 2 equations for 1 unknown", "drop an equation"),
+    ("sum-fraction-bound.yaml", 8, 5, "the upper bound of a sum is 1.5, not a whole number", "wrap the bound in ceil() or floor()"),
 ]
 
 

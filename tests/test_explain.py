@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from chainc import solve
+from chainc.backends.text import text_lines
 from chainc.cli import main
-from chainc.derivation import derive, text_lines
+from chainc.derivation import derive
 
 
 def test_explain_forward(capsys):

@@ -651,3 +651,19 @@ def test_aggregates():
     assert parse("max(steps.step_time) + t").dim == DIM["t"]
     with pytest.raises(UnitError):
         parse("sum(steps.step_time) + tok")
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "col"),
+    [  # SymPy would cancel these to a number (1 / (a / 0) is 0) or keep a zoo that no program can hold
+        ("1 / (a / min(1, 0))", "division by zero: min(1, 0) is 0", 10),
+        ("1 / (a * (b - b) ** -1)", "this expression has no finite real value", 10),
+        ("a + 1 / (a / log(1))", "division by zero: log(1) is 0", 14),
+        ("1 / (a * log(0))", "this expression has no finite real value", 10),
+    ],
+)
+def test_a_constant_without_a_value_is_refused_where_it_is_written(text, message, col):
+    with pytest.raises(ModelError) as info:
+        parse(text)
+    assert info.value.message == message
+    assert info.value.loc.col == col, info.value.loc  # 1-based: the divisor or the constant, not the expression's start

@@ -48,3 +48,57 @@ def test_plot_errors(tmp_path, capsys, monkeypatch, argv, message):
     assert main(["--root", str(__import__("tests.conftest").conftest.ROOT), "plot", *argv]) == 2
     assert message in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+# --- a chart a reader can read (issue 13.3) -----------------------------------------------------------------
+
+
+def test_coinciding_series_are_told_apart(project):
+    from chainc.backends.plot import figure
+
+    m, result = _sweep(project)
+    fig = figure(m, result, "NVIDIA H100 SXM5 80GB with Llama 3.1 8B")
+    upper, lower = fig.axes
+    lines = {line.get_label(): line for line in upper.get_lines()}
+    throughput, goodput = lines["throughput"], lines["goodput"]
+    assert throughput.get_linestyle() == "-" and goodput.get_linestyle() == "--"  # goodput lies on throughput up to the cliff
+    assert goodput.get_zorder() > throughput.get_zorder() and throughput.get_linewidth() > goodput.get_linewidth()
+    assert list(result.series["goodput"][:10]) == list(result.series["throughput"][:10])  # they do coincide there
+
+
+def test_axes_run_over_the_data_and_titles_name_the_hardware(project):
+    from chainc.backends.plot import figure
+
+    m, result = _sweep(project)
+    fig = figure(m, result, "NVIDIA H100 SXM5 80GB with Llama 3.1 8B")
+    upper, lower = fig.axes
+    assert lower.get_xlim() == (result.xs[0], result.xs[-1]) == (1, 256)  # not 300 for data that stops at 256
+    assert upper.get_ylim()[1] < 1.1 * max(result.series["throughput"])
+    texts = [t.get_text() for t in upper.texts] + [upper.get_title(loc="left")]
+    assert "NVIDIA H100 SXM5 80GB with Llama 3.1 8B" in texts
+    assert "Throughput keeps rising past the SLO; goodput falls off a cliff at it" in texts
+    assert [t.get_text() for t in lower.texts] == ["tpot target = 10 ms/token"]  # the reference line, labelled with its value
+    assert upper.yaxis.get_major_formatter()(10000) == "10,000"
+
+
+def test_plot_cli_names_the_hardware_it_ran_on(tmp_path, monkeypatch):
+    from chainc.backends import plot as plot_module
+
+    seen = []
+    real = plot_module.figure_bytes
+    monkeypatch.setattr(plot_module, "figure_bytes", lambda model, result, fmt, hardware="": seen.append(hardware) or real(model, result, fmt, hardware))
+    assert main(["plot", "goodput", "--gpu", "h200", "-o", str(tmp_path / "g.png")]) == 0
+    assert seen == ["NVIDIA H200 SXM 141GB with Llama 3.1 8B"]
+
+
+def test_movers_chart_is_deterministic(project):
+    from chainc.backends.plot import movers_bytes, movers_figure
+    from chainc.derivation import sheet
+    from tests.conftest import reports
+
+    (movers,) = sheet(reports(project, ["goodput"])[0]).movers
+    assert movers_bytes(project.model("goodput"), movers, "pdf", "x") == movers_bytes(project.model("goodput"), movers, "pdf", "x")
+    ax = movers_figure(project.model("goodput"), movers).axes[0]
+    by_height = [t.get_text() for _, t in sorted(zip(ax.get_yticks(), ax.get_yticklabels()), key=lambda p: -p[0])]
+    assert by_height == ["bandwidth", "tpot target", "context", "kv bytes per token", "weight bytes"]  # the largest on top
+    assert [p.get_width() for p in ax.patches][0] == pytest.approx(1.921, abs=1e-3)

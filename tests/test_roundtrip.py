@@ -47,17 +47,23 @@ def _recover(project, model, x):
     # Move the input off its default, so a numeric search that starts at the default cannot pass by luck.
     var = m.variables[x]
     default = solve(m, project=project).values[x]
+    # The first move whose chain still solves: 1.37 x an arrival rate can overload an Erlang C queue.
     for factor in (sp.Rational(137, 100), sp.Rational(73, 100)):
         want = default * factor
         if var.domain.integer:  # a whole number stays whole (batch 64 -> 88)
             want = sp.Integer(round(want / var.factor)) * var.factor
-        if var.domain.admits(want):
-            break
-    base = solve(m, {x: want}, project=project)
+        if not var.domain.admits(want):
+            continue
+        try:
+            base = solve(m, {x: want}, project=project)
+        except ChaincError:
+            continue
+        break
     tried = []
     for y in _candidates(m, x):
         try:
-            s = solve(m, {y: base.values[y]}, find=[x], project=project)
+            value = base.values[y]  # base units; a bare float would be read in the display unit
+            s = solve(m, {y: sp.Float(value) if isinstance(value, float) else value}, find=[x], project=project)
         except ChaincError as e:
             tried.append(f"{y}: {e.message}")
             continue

@@ -39,6 +39,8 @@ def cmd_build(args, project: Project, out: Console) -> int:
 
 def cmd_plot(args, project: Project, out: Console) -> int:
     from ..backends.plot import FORMATS, plot
+    from ..results import Query
+    from ..solver import solve_query
     from ..sweep import run_sweep
 
     nonempty(args, "gpu", "llm", "sweep", "output")
@@ -51,8 +53,11 @@ def cmd_plot(args, project: Project, out: Console) -> int:
     name = args.sweep or next(iter(model.sweeps))
     if name not in model.sweeps:
         raise ArgumentError(f"model '{model.name}' has no sweep '{name}'", None, f"sweeps: {', '.join(model.sweeps)}")
-    result = run_sweep(model, model.sweeps[name], project.catalog, args.gpu if model.gpu else None, args.llm if model.llm else None)
-    path = plot(model, result, Path(args.output))
+    gpu, llm = (args.gpu if model.gpu else None), (args.llm if model.llm else None)
+    result = run_sweep(model, model.sweeps[name], project.catalog, gpu, llm)
+    solution = solve_query(model, project.catalog, Query((), (), gpu, llm))  # the entries the sweep ran on, for the title
+    titles = " with ".join(e.title for e in (solution.gpu, solution.llm) if e is not None)
+    path = plot(model, result, Path(args.output), titles)
     if args.json:
         print(json.dumps({"written": [str(path)]}, indent=2))
     else:

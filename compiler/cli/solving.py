@@ -145,7 +145,7 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
 
 def _explain(out: Console, s: Solution) -> None:
     """The derivation, step by step, as plain text: the same structure the LaTeX sheet prints."""
-    from ..derivation import text_lines
+    from ..backends.text import text_lines
 
     out.print()
     for line in text_lines(s):

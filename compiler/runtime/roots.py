@@ -78,6 +78,24 @@ def bracket_root(f, start: float | None, scale: float, kind: str, lo: float | No
     return (a + b) / 2
 
 
+def grid(lo, hi, probe, integer: bool, unit=1, doublings: int = 64) -> list:
+    """Points to test, ascending: geometric from the probe point out to the edges, 2^-64 .. 2^64 of it (whole units if integer)."""
+    s = abs(probe) if probe else unit
+    if not integer:
+        s = float(s)  # the search is approximate anyway; floats keep generated (and NumPy) code in range
+    pts = {probe} if probe is not None else set()
+    for k in range(doublings + 1 if not integer else min(doublings, 62) + 1):
+        for x in (s * 2**k, s / 2**k, -s * 2**k, -s / 2**k) if lo is None or lo < 0 else (s * 2**k, s / 2**k):
+            pts.add(x)
+    pts.add(0 * s)
+    if integer:  # whole units, and every one of the first few: small counts matter most
+        pts = {math.floor(x / unit) * unit for x in pts} | {math.ceil(x / unit) * unit for x in pts} | {k * unit for k in range(0, 33)}
+    for e in (lo, hi):
+        if e is not None:
+            pts.add(e)
+    return sorted(x for x in pts if (lo is None or x >= lo) and (hi is None or x <= hi))
+
+
 def _points(start: float | None, scale: float, kind: str, lo: float | None, hi: float | None) -> list:
     """A geometric grid over the domain, from the start point out to 2^64 of it each way."""
     s = abs(start) if start else scale
@@ -103,8 +121,7 @@ def all_roots(f, start: float | None, scale: float, kind: str, lo: float | None,
     """
     intervals: list = []  # (low, high): f is 0 at every grid point between them
     pts = _points(start, scale, kind, lo, hi)
-    vals = [(x, f(x)) for x in pts]
-    vals = [(x, v) for x, v in vals if not math.isnan(v)]
+    vals = _with_edges(f, [(x, f(x)) for x in pts], False, scale)
     roots, jumps = [], []
     run: list = []  # indices of consecutive grid points where f is exactly 0: an interval of roots
     for k, (_, v) in enumerate([*vals, (None, 1.0)]):
@@ -145,6 +162,44 @@ def all_roots(f, start: float | None, scale: float, kind: str, lo: float | None,
     return sorted(set(roots)), jumps, ((vals[0][0], vals[-1][0]) if vals else (None, None)), intervals
 
 
+def _with_edges(f, vals: list, integer: bool, scale: float) -> list:
+    """The grid's points where f has a value, and more of them up to each edge of where it has one.
+
+    Where f has a value at one grid point and none at the next (an intermediate variable leaves
+    its domain: a utilisation reaches 1), the edge is bisected and points are added closing in on
+    it geometrically, so a root next to a pole or a domain's edge is bracketed, never stepped over.
+    """
+    out = [(x, v) for x, v in vals if not math.isnan(v)]
+    for (a, fa), (b, fb) in zip(vals, vals[1:]):
+        if math.isnan(fa) == math.isnan(fb):
+            continue
+        good, bad = (a, b) if math.isnan(fb) else (b, a)
+        start = good
+        for _ in range(200):
+            if integer:
+                if abs(bad - good) <= scale * 1.5:
+                    break
+                m = math.floor((good + bad) / 2 / scale) * scale
+            else:
+                m = (good + bad) / 2
+                if m in (good, bad):
+                    break
+            if math.isnan(f(m)):
+                bad = m
+            else:
+                good = m
+        gap, k = good - start, 0
+        while abs(gap) >= (scale if integer else 1e-15 * max(abs(good), abs(start))) and k < 64:
+            x = good - (round(gap / scale) * scale if integer else gap)
+            if x != start:
+                v = f(x)
+                if not math.isnan(v):
+                    out.append((x, v))
+            gap, k = gap / 2, k + 1
+        out.append((good, f(good)))
+    return sorted(set((x, v) for x, v in out if not math.isnan(v)))
+
+
 def _edge(f, zero: float, other: float) -> float:
     """Where f stops being exactly 0 between a point where it is and one where it is not."""
     for _ in range(200):
@@ -158,12 +213,15 @@ def _edge(f, zero: float, other: float) -> float:
     return zero
 
 
-def root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, where: str) -> tuple[float, list]:
+def root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, where: str, integer: bool = False) -> tuple[float, list]:
     """A numeric block's tear: (root, notes). The root bracketed from the start, checked against a scan of the domain.
 
     Several roots, or an interval of them, are a note (the root nearest the start is taken);
     none is a ChainError that says what was searched, or where the two sides jump past each other.
+    A whole-number tear (integer: whole multiples of scale) is searched over whole numbers only.
     """
+    if integer:
+        return integer_root(f, start, scale, kind, lo, hi, name, unit, where)
     try:
         first = bracket_root(f, start, scale, kind, lo, hi)
     except NoRoot:
@@ -192,4 +250,54 @@ def root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, whe
         listed = ", ".join(shown(r / scale) for r in roots[:6]) + (" ..." if len(roots) > 6 else "")
         nearest = "its default" if start is not None else "zero"
         notes.append(f"{name} is not unique: {len(roots)} values solve {where} ({listed} {unit}".rstrip() + f"); this is the one nearest {nearest}")
+    return chosen, notes
+
+
+def integer_root(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, where: str) -> tuple[float, list]:
+    """root_1d over whole multiples of scale: the grid of answer.grid, each sign change bisected to neighbours.
+
+    A whole number is a root where f is 0 there, or negligible (1e-9) beside its neighbour across the
+    crossing (a float model's rounding); a crossing between two neighbours is no root, and says so.
+    """
+    low = lo if lo is not None else (0.0 if kind != "real" else None)
+    pts = [x for x in grid(low, hi, start, True, scale) if not (kind == "positive" and x <= 0)]
+    vals = _with_edges(f, [(x, f(x)) for x in pts], True, scale)
+    roots = {x for x, v in vals if v == 0}
+    crossings = []
+    for (a, fa), (b, fb) in zip(vals, vals[1:]):
+        if fa == 0 or fb == 0 or (fa > 0) == (fb > 0):
+            continue
+        while b - a > scale * 1.5:  # bisect over whole numbers down to neighbours
+            m = math.floor((a + b) / 2 / scale) * scale
+            fm = f(m)
+            if math.isnan(fm):
+                break
+            if fm == 0:
+                roots.add(m)
+                break
+            if (fm > 0) == (fa > 0):
+                a, fa = m, fm
+            else:
+                b, fb = m, fm
+        else:
+            if abs(fa) <= 1e-9 * abs(fb) or abs(fb) <= 1e-9 * abs(fa):
+                roots.add(a if abs(fa) <= abs(fb) else b)
+            else:
+                crossings.append((a, b))
+    if not roots:
+        if crossings:
+            at = "; ".join(f"{shown(a / scale)} and {shown(b / scale)}" for a, b in crossings[:3])
+            raise ChainError(
+                f"no whole {name} solves {where}",
+                f"the two sides cross between {name} = {at} {unit}".rstrip() + f"; ask a question with such_that: for the smallest or largest {name} that meets a bound",
+            )
+        span = f"{shown(vals[0][0] / scale)} to {shown(vals[-1][0] / scale)} {unit}".rstrip() if vals else "its domain"
+        raise ChainError(f"no whole {name} solves {where}", f"searched the whole numbers {name} from {span} and the two sides never crossed")
+    ordered = sorted(roots)
+    chosen = min(ordered, key=lambda r: abs(r - start) if start is not None else abs(r))
+    notes = []
+    if len(ordered) > 1:
+        listed = ", ".join(shown(r / scale) for r in ordered[:6]) + (" ..." if len(ordered) > 6 else "")
+        nearest = "its default" if start is not None else "zero"
+        notes.append(f"{name} is not unique: {len(ordered)} whole values solve {where} ({listed} {unit}".rstrip() + f"); this is the one nearest {nearest}")
     return chosen, notes

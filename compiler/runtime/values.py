@@ -113,6 +113,18 @@ def aggregate(kind: str, values: list, what: str):
     return max(values) if kind == "max" else min(values)
 
 
+def exact_sum(terms):
+    """A numeric block's residual, the sum of its terms, without cancellation error.
+
+    Exact for ints and Fractions; floats are summed with math.fsum, so a large term and
+    its negative cannot swallow a small one (x + 1 - x at x = 2**54 is 1, not 0) and a
+    root search does not take rounding for a root.
+    """
+    if all(type(t) is int or type(t) is Fraction for t in terms):
+        return sum(terms)
+    return math.fsum(terms)
+
+
 def lambertw(x, branch=0):
     """The Lambert W function (W(x) e^W(x) = x), real branches 0 and -1, by Halley's iteration."""
     x = float(x)

@@ -393,6 +393,24 @@ def _pick(options: list, names: str, domains: list, where: str) -> tuple:
     return unique[0]
 
 
+def _grid(lo, hi, probe, integer: bool, unit=1, doublings: int = 64) -> list:
+    """Points to test, ascending: geometric from the probe point out to the edges, 2^-64 .. 2^64 of it (whole units if integer)."""
+    s = abs(probe) if probe else unit
+    if not integer:
+        s = float(s)  # the search is approximate anyway; floats keep generated (and NumPy) code in range
+    pts = {probe} if probe is not None else set()
+    for k in range(doublings + 1 if not integer else min(doublings, 62) + 1):
+        for x in (s * 2**k, s / 2**k, -s * 2**k, -s / 2**k) if lo is None or lo < 0 else (s * 2**k, s / 2**k):
+            pts.add(x)
+    pts.add(0 * s)
+    if integer:  # whole units, and every one of the first few: small counts matter most
+        pts = {math.floor(x / unit) * unit for x in pts} | {math.ceil(x / unit) * unit for x in pts} | {k * unit for k in range(0, 33)}
+    for e in (lo, hi):
+        if e is not None:
+            pts.add(e)
+    return sorted(x for x in pts if (lo is None or x >= lo) and (hi is None or x <= hi))
+
+
 class _NoAnswer(ValueError):
     """No value meets the condition (`at`: the point that shows it), or none is the extreme (`where`)."""
 
@@ -460,29 +478,11 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     return value, how, stepped_back
 
 
-def _grid(lo, hi, probe, integer: bool, unit=1, doublings: int = 64) -> list:
-    """Points to test, ascending: geometric from the probe point out to the edges, 2^-64 .. 2^64 of it (whole units if integer)."""
-    s = abs(probe) if probe else unit
-    if not integer:
-        s = float(s)  # the search is approximate anyway; floats keep generated (and NumPy) code in range
-    pts = {probe} if probe is not None else set()
-    for k in range(doublings + 1 if not integer else min(doublings, 62) + 1):
-        for x in (s * 2**k, s / 2**k, -s * 2**k, -s / 2**k) if lo is None or lo < 0 else (s * 2**k, s / 2**k):
-            pts.add(x)
-    pts.add(0 * s)
-    if integer:  # whole units, and every one of the first few: small counts matter most
-        pts = {math.floor(x / unit) * unit for x in pts} | {math.ceil(x / unit) * unit for x in pts} | {k * unit for k in range(0, 33)}
-    for e in (lo, hi):
-        if e is not None:
-            pts.add(e)
-    return sorted(x for x in pts if (lo is None or x >= lo) and (hi is None or x <= hi))
-
-
 def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tuple:
     want_max = seek == "max"
     unit = step if integer and step else 1
     pts = [x for x in _grid(lo, hi, probe, integer, unit) if admissible(x)]
-    ok = [_holds(feasible, x) for x in pts]
+    ok = _scan(feasible, pts, want_max, (hi if want_max else lo) is not None)
     if not any(ok):
         at = lo if lo is not None else hi if hi is not None else probe  # the point a reader would try first
         raise _NoAnswer("infeasible", at=at, searched=(pts[0], pts[-1]) if pts else None)
@@ -520,6 +520,22 @@ def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tu
         if _holds(feasible, n * step) and admissible(n * step):
             value, how = n * step, "floor" if want_max else "ceiling"
     return value, how, False
+
+
+def _scan(feasible, pts, want_max: bool, edged: bool) -> list:
+    """The condition at the grid points, from the answer's end inward, stopping at the first that holds.
+
+    Points past it are never the answer, and evaluating them can be costly (a sum of a million terms);
+    they count as False. Without an edge on the answer's side every point is needed to tell an unbounded answer.
+    """
+    if not edged:
+        return [_holds(feasible, x) for x in pts]
+    ok = [False] * len(pts)
+    for i in reversed(range(len(pts))) if want_max else range(len(pts)):
+        if _holds(feasible, pts[i]):
+            ok[i] = True
+            break
+    return ok
 
 
 def _holds(feasible, x) -> bool:

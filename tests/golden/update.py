@@ -64,9 +64,24 @@ def excel_cells(project=None) -> dict[str, str]:
     return files
 
 
+# --- tex: each bundled model's derivation sheet, the body the templates render for it -----------------------
+
+
+def tex_bodies(project=None) -> dict[str, str]:
+    """`<model>.tex-body`: the sheet of each bundled model as <model>.tex and chains.tex hold it (default options)."""
+    from chainc.backends import BuildOptions
+    from chainc.backends.latex.assemble import environment, sheet_body
+    from chainc.build import reports_for
+
+    project = project or _project()
+    reports, _ = reports_for(project, project.model_names(), BuildOptions(out=ROOT / "exports"))
+    env = environment()
+    return {f"{r.model.name}.tex-body": sheet_body(env, r)[0] for r in reports}
+
+
 # --- the formats ------------------------------------------------------------------------------------------
 
-FORMATS = {"py": python_modules, "xlsx": excel_cells}
+FORMATS = {"py": python_modules, "xlsx": excel_cells, "tex": tex_bodies}
 
 
 def main(argv: list[str]) -> None:

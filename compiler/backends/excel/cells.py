@@ -20,7 +20,7 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 
 from ...errors import ChaincError, Loc
-from . import xl
+from . import xl, xlcalc
 from .names import NameTable
 
 INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")
@@ -160,7 +160,7 @@ class Sheet:
         c.value = xl.formula(node)
         c.data_type = "f"
         if cached is None:
-            cached = xl.value(node)
+            cached = xlcalc.value(node)
             self.book.manifest.helpers.append((self.ws.title, c.coordinate))
         self.book.cached[(self.ws.title, c.coordinate)] = cached
         if fmt:
@@ -229,7 +229,7 @@ class Sheet:
         """
         verdict = xl.fn("IF", ok, xl.Str("OK"), xl.Str("FAIL"))
         node = verdict if own is None else xl.fn("IF", own, verdict, xl.Str("reference"))
-        self.formula(row, col, node, xl.value(node))
+        self.formula(row, col, node, xlcalc.value(node))
         good = xl.text(ok) if own is None else f"AND({xl.text(own)},{xl.text(ok)})"
         bad = f"NOT({xl.text(ok)})" if own is None else f"AND({xl.text(own)},NOT({xl.text(ok)}))"
         for coord in [f"{get_column_letter(col)}{row}", *colour]:

@@ -17,7 +17,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 
 from ... import lower
 from ...numbers import exact
-from . import xl
+from . import xl, xlcalc
 from .cells import BOLD, BOX, CHANGED_FILL, GREY_FONT, INPUT_FILL, INPUT_FONT, NOTE_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, number_format
 from .checks import write_checks
 from .emit import Column, Emitter, Scope
@@ -179,7 +179,7 @@ class Chain:
                 rng, ids = self.catalog[(p.source, p.field_name)], self.catalog[(p.source, "ids")]
                 sel = self.scope.slots[f"#{p.source}"][0]
                 node = xl.fn("INDEX", rng, xl.fn("MATCH", sel, ids, xl.number(0)))
-                self.scope.slots[name] = (xl.Cell(xl.text(node), xl.value(node)), exact(p.factor))
+                self.scope.slots[name] = (xl.Cell(xl.text(node), xlcalc.value(node)), exact(p.factor))
             else:
                 other = self.chains[dict(self.model.imports)[p.source].name]
                 found = other.scope.resolve(p.field_name)
@@ -219,7 +219,7 @@ class Chain:
                 node = pr.value(defaults[n].expr, f)
                 self.report_problems(pr, defaults[n].site)
                 sh.formula(row, 5, node, shown if n not in given else None, fmt)
-                dnode = xl.Cell(f"$E{row}", shown if n not in given else xl.value(node))
+                dnode = xl.Cell(f"$E{row}", shown if n not in given else xlcalc.value(node))
                 sources = sorted({m.params[s.name].source for s in var.default.free_symbols if s.name in m.params})
                 where = ", ".join("the " + s.upper() + " dropdown (Catalog)" if s in ("gpu", "llm") else f"the {dict(m.imports)[s].name} sheet" for s in sources)
                 desc += f"  [default: {where}]"

@@ -18,7 +18,7 @@ from openpyxl.utils import get_column_letter
 from ... import lower
 from ... import program as P
 from ...numbers import exact
-from . import xl
+from . import xl, xlcalc
 from .cells import BOLD, BOOLEAN_FORMAT, GREY_FONT, number_format
 from .emit import Emitter, NotLive, Row, live
 
@@ -206,7 +206,7 @@ def _that(chain, k: int, o, scope, row: int, own, hardware: str, about: str, at:
                 node = pr.condition(rel, approx_eq=True)
                 chain.report_problems(pr, P.Site(o.check.loc, f"check: {o.check.that_text}"))
                 sh.formula(row, 2, node, holds, BOOLEAN_FORMAT)
-                node = xl.Cell(f"$B{row}", xl.value(node))
+                node = xl.Cell(f"$B{row}", xlcalc.value(node))
             sh.ws.cell(row=row, column=3, value=True).number_format = BOOLEAN_FORMAT
             sh.text(row, 5, "holds")
             ok = xl.op("=", node, xl.TRUE)
@@ -219,16 +219,16 @@ def _that(chain, k: int, o, scope, row: int, own, hardware: str, about: str, at:
             if len(parts) == 1 and isinstance(lower.expr(o.check.that), P.Cmp) and lower.expr(o.check.that).left != rel.left:
                 sides = sides[::-1]
             cached = [_display(v, f) if v is not None else None for v in sides]
-            fmt = number_format(cached[0] if cached[0] is not None else xl.value(left))
+            fmt = number_format(cached[0] if cached[0] is not None else xlcalc.value(left))
             sh.formula(row, 2, left, cached[0], fmt)
             if not P.refs(rel.right):  # a constant of the check: a named cell
-                sh.number(row, 3, xl.value(right), fmt)
+                sh.number(row, 3, xlcalc.value(right), fmt)
                 sh.define(f"{m.name}.check{k + 1}.{key}.limit", f"$C${row}")
             else:
                 sh.formula(row, 3, right, cached[1], fmt)
             sh.text(row, 4, unit)
             sh.text(row, 5, {"==": "= (to 1e-9)", "!=": "≠"}.get(rel.op, rel.op)).alignment = Alignment(horizontal="center")
-            b, c = xl.Cell(f"$B{row}", xl.value(left)), xl.Cell(f"$C{row}", xl.value(right))
+            b, c = xl.Cell(f"$B{row}", xlcalc.value(left)), xl.Cell(f"$C{row}", xlcalc.value(right))
             ok = (
                 xl.op({"==": "=", "!=": "<>"}.get(rel.op, rel.op), b, c)
                 if rel.op != "=="

@@ -30,7 +30,7 @@ from openpyxl.comments import Comment
 from openpyxl.utils import get_column_letter
 
 from ... import program as P
-from . import xl
+from . import xl, xlcalc
 from .cells import GREY_FONT, Sheet, clean, number_format
 from .printer import MISSING, Printer
 
@@ -167,7 +167,7 @@ class Emitter:
         if fmt is None and cached is not None:
             fmt = self.formats.get(key) or number_format(cached)
         self.sheet.formula(r, c, node, cached, fmt)
-        value = cached if cached is not None else xl.value(node)
+        value = cached if cached is not None else xlcalc.value(node)
         self.cells[key] = (r, c)
         return xl.Cell(ref, value)
 

@@ -28,7 +28,10 @@ from ... import program as P
 from . import xl
 
 # program function -> Excel function with the same arguments
-FUNCTIONS = {"floor": "INT", "abs": "ABS", "sqrt": "SQRT", "exp": "EXP", "log": "LN", "min": "MIN", "max": "MAX"}
+FUNCTIONS = {
+    "floor": "INT", "abs": "ABS", "sqrt": "SQRT", "exp": "EXP", "log": "LN", "min": "MIN", "max": "MAX",
+    "factorial": "FACT", "gamma": "_xlfn.GAMMA",  # GAMMA is an Excel 2013 function: the file names it with its prefix
+}  # fmt: skip
 # program functions Excel lacks: what to say about them
 MISSING = {"lambertw": "the Lambert W function (Excel has none)"}
 COMPARE = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "<>"}
@@ -65,6 +68,7 @@ class Printer:
         self.resolve = resolve
         self.problems: list[str] = []
         self.missing: list[str] = []
+        self.terms = 0  # > 0 inside a sum's body, where a formula is an array (one value per term)
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -79,6 +83,11 @@ class Printer:
             return self._Cmp(e, approx_eq)
         if isinstance(e, P.Logic) and e.args:
             args = [self.condition(a, approx_eq) for a in e.args]
+            if self.terms and e.op != "not":  # AND and OR reduce an array to one value: IF keeps one per term
+                out = args[-1]
+                for a in reversed(args[:-1]):
+                    out = xl.fn("IF", a, out, xl.FALSE) if e.op == "and" else xl.fn("IF", a, xl.TRUE, out)
+                return out
             return xl.fn({"and": "AND", "or": "OR", "not": "NOT"}[e.op], *args)
         return self._node(self._conv(e))
 
@@ -178,7 +187,12 @@ class Printer:
             args = [self._conv(a) for a in e.args]
             c = _common(args)
             inner = [self._node(_scale(_prod(a), 1 / c)) for a in args]
-            return Prod(c, [xl.fn(FUNCTIONS[e.fn], *inner)])
+            if not self.terms:
+                return Prod(c, [xl.fn(FUNCTIONS[e.fn], *inner)])
+            out = inner[-1]  # MIN and MAX reduce an array to one value: IF keeps one per term
+            for a in reversed(inner[:-1]):
+                out = xl.fn("IF", xl.op("<=" if e.fn == "min" else ">=", a, out), a, out)
+            return Prod(c, [out])
         if e.fn not in FUNCTIONS:
             return self._problem(f"the function {e.fn}()")
         return Prod(Fraction(1), [xl.fn(FUNCTIONS[e.fn], *(self._node(self._conv(a)) for a in e.args))])
@@ -206,6 +220,27 @@ class Printer:
         for (_, cond), node in zip(reversed(e.pieces[:-1]), reversed(nodes[:-1])):
             out = xl.fn("IF", self.condition(cond), node, out)
         return Prod(c, [out])
+
+    def _Sum(self, e):
+        """SUMPRODUCT over the rows 1..n of ROW(INDIRECT("1:"&n)), n = hi - lo + 1; the index is row + lo - 1."""
+        if self.terms:
+            return self._problem("a sum or product inside another one's terms (a formula holds one array of terms)")
+        count = self._node(self._conv(P.Add((e.hi, P.Mul((P.Num(Fraction(-1)), e.lo)), P.Num(Fraction(1))))))
+        rows = xl.Index(e.index, xl.fn("ROW", xl.fn("INDIRECT", xl.op("&", xl.Str("1:"), count))))
+        row = e.index + "#row"
+        index = Inline(P.Add((P.Ref(row), e.lo, P.Num(Fraction(-1)))))  # printed in place, so lo - 1 folds away
+        outer = self.resolve
+        self.resolve = lambda name: (rows, Fraction(1)) if name == row else (index, 1) if name == e.index else outer(name)
+        self.terms += 1
+        try:
+            body = self._node(self._conv(e.body))
+        finally:
+            self.resolve, self.terms = outer, self.terms - 1
+        if e.index in P.refs(e.body):
+            return Prod(Fraction(1), [xl.Series(e.kind, rows, count, body)])
+        if e.kind == "sum":  # SUMPRODUCT of one number is that number: n terms of it are n times it
+            return Prod(Fraction(1), [xl.fn("IF", xl.op("<", count, xl.number(1)), xl.number(0), xl.op("*", count, body))])
+        return Prod(Fraction(1), [xl.fn("IF", xl.op("<", count, xl.number(1)), xl.number(1), xl.op("^", body, count))])
 
     def _problem(self, what: str):
         self.problems.append(what)

@@ -27,7 +27,7 @@ from fractions import Fraction
 from ... import program as P
 from ...errors import ChaincError
 from ...numbers import exact
-from . import xl
+from . import xl, xlcalc
 from .cells import GREY_FONT, NOTE_FONT, SECTION_FONT, WRAP, number_format
 from .emit import Column, Emitter, Row, admits, live
 
@@ -81,7 +81,7 @@ class QuestionCells:
         if about:
             self.sheet.text(r, 4, about, font=GREY_FONT)
         self.sheet.formula(r, 2, node, None, fmt)
-        return xl.Cell(f"$B${r}", xl.value(node))
+        return xl.Cell(f"$B${r}", xlcalc.value(node))
 
     def write(self, answer_row: int, row: int) -> int:
         """The answer in answer_row (value in B, message in D); the workings from `row`; returns the next free row."""
@@ -193,14 +193,14 @@ class QuestionCells:
         self.sheet.text(r, 1, "has a boundary", font=GREY_FONT)
         self.sheet.text(r, 4, "an admissible root, every value in its domain", font=GREY_FONT)
         self.sheet.formula(r, 2, has_b)
-        return bcell, xl.Cell(f"$B${r}", xl.value(has_b)), r + 1
+        return bcell, xl.Cell(f"$B${r}", xlcalc.value(has_b)), r + 1
 
     def probe(self, k: int, x, row: int):
         """Probe row k: the probe program at x; returns its feasibility cell (1 holds, 0 fails, -1 no value)."""
         sheet, q = self.sheet, self.q
         sheet.text(row, 1, f"probe {k}", font=GREY_FONT)
         sheet.formula(row, 2, x, None, self.chain.formats.get(q.find))
-        xcell = xl.Cell(f"$B${row}", xl.value(x))
+        xcell = xl.Cell(f"$B${row}", xlcalc.value(x))
         scope = self.chain.scope.child()
         scope.slots[q.find] = (xcell, self.factor)
         target = Row(sheet, row, 3)
@@ -277,7 +277,7 @@ class QuestionCells:
             concat(xl.Str(f"{q.find} = "), shown(value), xl.Str(unit + ": "), how),
             xl.fn("IF", xl.op(">", outcome, n(UNBOUNDED * 10)), infeasible, xl.fn("IF", xl.op(">", outcome, n(NO_VALUE * 10)), unbounded, no_value)),
         )
-        cached_text = xl.value(message)
+        cached_text = xlcalc.value(message)
         r = answer_row
         sheet.formula(r, 4, message, cached_text)
         c = sheet.ws.cell(row=r, column=4)

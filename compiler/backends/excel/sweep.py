@@ -22,7 +22,7 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.pagebreak import Break
 
 from ...numbers import exact
-from . import xl
+from . import xl, xlcalc
 from .cells import GREY_FONT, number_format
 from .checks import HELPER_COL
 from .emit import Emitter, NotLive, Row, live
@@ -171,7 +171,7 @@ def _labels(chain, sweep, groups, q, row: int, first: int, last: int, fixed: dic
             for k, cell in enumerate(hardware):
                 node = xl.op("&", xl.op("&", node, xl.Str(" with ")) if k else node, cell)
         sh.formula(row, 7 + g, node)
-        out[f"title{g}"] = xl.value(node)
+        out[f"title{g}"] = xlcalc.value(node)
     if sweep.reference:
         var = m.variables[sweep.reference]
         cell = chain.scope.resolve(sweep.reference)[0]

@@ -10,17 +10,19 @@ mathematics (measured in LibreOffice 7.4; Excel documents the same):
   parenthesised unless they are atoms;
 - a space is the range-intersection operator: no spaces anywhere.
 
-Evaluating a tree gives the value Excel would show, error values included
-(``#N/A``, ``#DIV/0!``, ``#NUM!``): the cached value of a helper cell whose number
-the Report does not hold (a root that was not picked, a probe the rule did not
-need). `IF`, `IFERROR` and `CHOOSE` are lazy, as in Excel.
+xlcalc.py evaluates a tree as Excel would (the cached values).
+
+A finite sum is a `Series` over an `Index`: printed as
+``SUMPRODUCT(body)`` in which the index k is ``ROW(INDIRECT("1:"&n))+lo-1``
+(SUMPRODUCT evaluates its argument as an array, in Excel and LibreOffice alike;
+a product is ``SUMPRODUCT(PRODUCT(body))``), behind ``IF(n<1, 0 or 1, ...)``
+because an empty row range is ``#REF!``.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
 CMP, CAT, ADD, MUL, POW, NEG, ATOM = range(1, 8)
@@ -90,6 +92,24 @@ class Op:
 @dataclass(frozen=True, slots=True)
 class Neg:
     arg: object
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """The term numbers 1..n of a finite sum: printed as `rows` (ROW(INDIRECT("1:"&n))), evaluated as the current one."""
+
+    key: str
+    rows: object
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """sum/prod of `body` over the term numbers `index` = 1..count (count = hi - lo + 1)."""
+
+    kind: str
+    index: Index
+    count: object
+    body: object
 
 
 TRUE, FALSE = Lit(True, "TRUE"), Lit(False, "FALSE")
@@ -167,6 +187,12 @@ def _print(node) -> tuple[str, int]:
         return '"' + node.text.replace('"', '""') + '"', ATOM
     if t in (Cell, Range):
         return node.text, ATOM
+    if t is Index:
+        return _print(node.rows)
+    if t is Series:
+        inner = node.body if node.kind == "sum" else Fn("PRODUCT", (node.body,))
+        empty = Lit(0.0, "0") if node.kind == "sum" else Lit(1.0, "1")
+        return _print(Fn("IF", (Op("<", node.count, Lit(1.0, "1")), empty, Fn("SUMPRODUCT", (inner,)))))
     if t is Fn:
         return f"{node.name}({','.join(_print(a)[0] for a in node.args)})", ATOM
     if t is Neg:
@@ -186,99 +212,6 @@ def _print(node) -> tuple[str, int]:
     raise TypeError(f"not a formula node: {node!r}")
 
 
-# --- evaluation -----------------------------------------------------------------------------------
-
-
-def value(node):
-    """What Excel shows for the formula: a float, a bool, a string or an XError."""
-    t = type(node)
-    if t is Lit:
-        return node.value
-    if t is Str:
-        return node.text
-    if t is Cell:
-        return node.value
-    if t is Range:
-        return node.values
-    if t is Neg:
-        x = _num(value(node.arg))
-        return x if isinstance(x, XError) else -x + 0.0
-    if t is Op:
-        return _op(node)
-    if t is Fn:
-        f = _FNS.get(node.name)
-        if f is None:
-            raise TypeError(f"no evaluator for {node.name}()")
-        return f(node.args)
-    raise TypeError(f"not a formula node: {node!r}")
-
-
-def _num(v):
-    if isinstance(v, XError):
-        return v
-    if isinstance(v, bool):
-        return 1.0 if v else 0.0
-    if isinstance(v, (int, float)):
-        return float(v)
-    if isinstance(v, str):
-        try:
-            return float(v)
-        except ValueError:
-            return VALUE
-    return VALUE
-
-
-def _finite(x: float):
-    return x if math.isfinite(x) else NUM
-
-
-def _op(node: Op):
-    o = node.op
-    a = value(node.left)
-    if isinstance(a, XError):
-        return a
-    b = value(node.right)
-    if isinstance(b, XError):
-        return b
-    if o == "&":
-        return as_text(a) + as_text(b)
-    if _LEVEL[o] == CMP:
-        return _compare(o, a, b)
-    a, b = _num(a), _num(b)
-    for x in (a, b):
-        if isinstance(x, XError):
-            return x
-    try:
-        if o == "+":
-            return _finite(a + b)
-        if o == "-":
-            return _finite(a - b)
-        if o == "*":
-            return _finite(a * b)
-        if o == "/":
-            return DIV0 if b == 0 else _finite(a / b)
-        if a == 0 and b <= 0:
-            return NUM if b == 0 else DIV0
-        if a < 0 and b != int(b):
-            return NUM
-        return _finite(a**b)
-    except OverflowError:
-        return NUM
-
-
-def _rank(v):
-    if isinstance(v, bool):
-        return 2, v
-    if isinstance(v, str):
-        return 1, v.lower()
-    return 0, float(v)
-
-
-def _compare(o: str, a, b) -> bool:
-    x, y = _rank(a), _rank(b)
-    return {"=": x == y, "<>": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[o]
-
-
 def as_text(v) -> str:
     """A value as `&` turns it into text (numbers with up to 15 significant digits)."""
     if isinstance(v, bool):
@@ -289,149 +222,3 @@ def as_text(v) -> str:
     if x == int(x) and abs(x) < 1e15:
         return str(int(x))
     return f"{x:.15g}".upper().replace("E+0", "E+").replace("E-0", "E-") if "e" in f"{x:.15g}" else f"{x:.15g}"
-
-
-def _truth(v):
-    if isinstance(v, XError):
-        return v
-    if isinstance(v, str):
-        return VALUE
-    return bool(v)
-
-
-def _args(args) -> list:
-    """Evaluated arguments, ranges spread out (their text and empty cells skipped, as MIN/MAX/SUM do)."""
-    out = []
-    for a in args:
-        v = value(a)
-        if isinstance(a, Range):
-            out.extend(x for x in v if isinstance(x, (int, float, XError)) and not isinstance(x, bool))
-        else:
-            out.append(v)
-    return out
-
-
-def _numeric(args):
-    xs = [_num(v) for v in _args(args)]
-    err = next((x for x in xs if isinstance(x, XError)), None)
-    return err, xs
-
-
-def _unary(f):
-    def run(args):
-        x = _num(value(args[0]))
-        if isinstance(x, XError):
-            return x
-        try:
-            return f(x)
-        except (ValueError, OverflowError):
-            return NUM
-
-    return run
-
-
-def _if(args):
-    c = _truth(value(args[0]))
-    if isinstance(c, XError):
-        return c
-    if c:
-        return value(args[1])
-    return value(args[2]) if len(args) > 2 else False
-
-
-def _iferror(args):
-    v = value(args[0])
-    return value(args[1]) if isinstance(v, XError) else v
-
-
-def _logic(all_):
-    def run(args):
-        vs = [_truth(v) for v in _args(args)]
-        err = next((v for v in vs if isinstance(v, XError)), None)
-        return err if err is not None else (all(vs) if all_ else any(vs))
-
-    return run
-
-
-def _agg(f, empty=0.0):
-    def run(args):
-        err, xs = _numeric(args)
-        return err if err is not None else (f(xs) if xs else empty)
-
-    return run
-
-
-def _round(args):
-    x, n = _num(value(args[0])), _num(value(args[1]))
-    for v in (x, n):
-        if isinstance(v, XError):
-            return v
-    return float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-int(n)), rounding=ROUND_HALF_UP))
-
-
-def _index(args):
-    rng = value(args[0])
-    k = _num(value(args[1]))
-    if isinstance(k, XError):
-        return k
-    k = int(k)
-    return rng[k - 1] if 1 <= k <= len(rng) else REF
-
-
-def _match(args):
-    x, rng = value(args[0]), value(args[1])
-    if isinstance(x, XError):
-        return x
-    for k, v in enumerate(rng, 1):
-        if not isinstance(v, XError) and _rank(v) == _rank(x):
-            return float(k)
-    return NA
-
-
-def _choose(args):
-    k = _num(value(args[0]))
-    if isinstance(k, XError):
-        return k
-    k = int(k)
-    return value(args[k]) if 1 <= k < len(args) else VALUE
-
-
-def _mod(args):
-    a, b = _num(value(args[0])), _num(value(args[1]))
-    for v in (a, b):
-        if isinstance(v, XError):
-            return v
-    return DIV0 if b == 0 else a - b * math.floor(a / b)
-
-
-def _not(args):
-    v = _truth(value(args[0]))
-    return v if isinstance(v, XError) else not v
-
-
-_FNS = {
-    "IF": _if,
-    "IFERROR": _iferror,
-    "CHOOSE": _choose,
-    "ISERROR": lambda a: isinstance(value(a[0]), XError),
-    "ISNA": lambda a: value(a[0]) is NA,
-    "ISNUMBER": lambda a: isinstance(value(a[0]), (int, float)) and not isinstance(value(a[0]), bool),
-    "NA": lambda a: NA,
-    "AND": _logic(True),
-    "OR": _logic(False),
-    "NOT": _not,
-    "ABS": _unary(abs),
-    "SQRT": _unary(lambda x: math.sqrt(x) if x >= 0 else NUM),
-    "EXP": _unary(lambda x: _finite(math.exp(x))),
-    "LN": _unary(lambda x: math.log(x) if x > 0 else NUM),
-    "LOG10": _unary(lambda x: math.log10(x) if x > 0 else NUM),
-    "INT": _unary(lambda x: float(math.floor(x))),
-    "PI": lambda a: math.pi,
-    "ROUND": _round,
-    "MIN": _agg(min),
-    "MAX": _agg(max),
-    "SUM": _agg(math.fsum),
-    "INDEX": _index,
-    "MOD": _mod,
-    "MATCH": _match,
-}

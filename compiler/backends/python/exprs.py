@@ -16,7 +16,7 @@ import re
 from fractions import Fraction
 
 from ... import program as P
-from .names import number
+from .names import literal, number
 
 # precedence levels, as Python binds them
 COND, OR, AND, NOT, CMP, ADD, MUL, UNARY, POW, ATOM = range(1, 11)
@@ -35,17 +35,29 @@ class ScalarPrinter:
     """Program expression -> Python source over floats; `names` maps every Ref to a local identifier."""
 
     backend = "Python"
-    calls = {"floor": "math.floor", "ceil": "math.ceil", "abs": "abs", "sqrt": "math.sqrt", "exp": "math.exp", "log": "math.log", "min": "min", "max": "max", "lambertw": "_lambertw"}
+    calls = {
+        "floor": "math.floor", "ceil": "math.ceil", "abs": "abs", "sqrt": "math.sqrt", "exp": "math.exp", "log": "math.log",
+        "min": "min", "max": "max", "lambertw": "_lambertw", "factorial": "_factorial", "gamma": "math.gamma",
+    }  # fmt: skip
     consts = {"pi": "math.pi", "E": "math.e", "I": "1j"}
     arity = P.FUNCTIONS
 
-    def __init__(self, names: dict[str, str]):
+    def __init__(self, names):  # a statements.Locals
         self.names = names
         self.used: set[str] = set()  # helpers and modules the printed code needs ('math', '_lambertw')
 
     def code(self, e, need: int = 0) -> str:
         text, prec = self.p(e)
         return f"({text})" if prec < need else text
+
+    def residual(self, e) -> str:
+        """A numeric block's residual: a sum's terms added without cancellation error, as the solver adds them."""
+        if not isinstance(e, P.Add) or len(e.args) < 2:
+            return self.code(e)
+        self.used.add(self.exact_sum)
+        return f"{self.exact_sum}(({', '.join(self.code(a) for a in e.args)}))"
+
+    exact_sum = "_exact_sum"
 
     def p(self, e) -> tuple[str, int]:
         method = getattr(self, f"_print_{type(e).__name__}", None)
@@ -151,17 +163,46 @@ class ScalarPrinter:
             out = f"{self.code(value, COND + 1)} if {self.code(c, COND + 1)} else {out}"
         return out, COND if pieces else self.p(last)[1]
 
+    def _print_Sum(self, e: P.Sum) -> tuple[str, int]:
+        """sum(term for k in range(lo, hi + 1)): the index is a local of the generator (math.prod for a product)."""
+        k = self._index(e)
+        lo, hi = self.code(e.lo), self.code(past(e.hi))
+        body = self.code(e.body)
+        self.names.unbind(e.index)
+        self.used |= {"_whole", "math"}
+        fn = "sum" if e.kind == "sum" else "math.prod"
+        return f"{fn}({body} for {k} in range(_whole({lo}), _whole({hi})))", ATOM
+
+    def _index(self, e: P.Sum) -> str:
+        """A local name for a sum's index that no name of the model takes."""
+        return self.names.bind(e.index, P.index_name(e.index))
+
     def _note(self, text: str) -> None:
         head = text.split(".")[0].split("(")[0]
         if head in ("math", "np") or head.startswith("_"):
             self.used.add(head)
 
 
+def past(hi):
+    """hi + 1, the end of a Python range; `range(n)` in the model lowers to the bound n - 1 and prints back as n."""
+    if isinstance(hi, P.Num):
+        return P.Num(hi.value + 1)
+    if isinstance(hi, P.Add):
+        rest = [a for a in hi.args if a != P.Num(Fraction(-1))]
+        if len(rest) == len(hi.args) - 1:
+            return rest[0] if len(rest) == 1 else P.Add(tuple(rest))
+    return P.Add((hi, P.Num(Fraction(1))))
+
+
 class NumpyPrinter(ScalarPrinter):
     """The same expressions over NumPy arrays: ufuncs, np.where for choices, logical_* for and/or/not."""
 
     backend = "NumPy"
-    calls = {"floor": "np.floor", "ceil": "np.ceil", "abs": "np.abs", "sqrt": "np.sqrt", "exp": "np.exp", "log": "np.log", "min": "np.minimum", "max": "np.maximum", "lambertw": "_lambertw_np"}
+    exact_sum = "_exact_sum_np"
+    calls = {
+        "floor": "np.floor", "ceil": "np.ceil", "abs": "np.abs", "sqrt": "np.sqrt", "exp": "np.exp", "log": "np.log",
+        "min": "np.minimum", "max": "np.maximum", "lambertw": "_lambertw_np", "factorial": "_factorial_np", "gamma": "_gamma_np",
+    }  # fmt: skip
     consts = {"pi": "np.pi", "E": "np.e", "I": "1j"}
 
     def _print_Pow(self, e: P.Pow) -> tuple[str, int]:
@@ -193,6 +234,14 @@ class NumpyPrinter(ScalarPrinter):
         for a in reversed(args[:-1]):
             out = f"{fn}({a}, {out})"
         return out, ATOM
+
+    def _print_Sum(self, e: P.Sum) -> tuple[str, int]:
+        """The sum over every point at once: terms past a point's own bounds count as 0 (1 in a product)."""
+        k = self._index(e)
+        lo, hi, body = self.code(e.lo), self.code(e.hi), self.code(e.body)
+        self.names.unbind(e.index)
+        self.used |= {"_finite_np", "np"}
+        return f"_finite_np({literal(e.kind)}, lambda {k}: {body}, {lo}, {hi})", ATOM
 
     def _print_Choice(self, e: P.Choice) -> tuple[str, int]:
         *pieces, (last, cond) = e.pieces

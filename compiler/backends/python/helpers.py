@@ -69,7 +69,7 @@ def _entry_error(kind: str, entries: dict, titles: dict, entry_id, fields: tuple
     return ChainError(f"{title}: a catalog value is not a number", f"check {kind.upper()}S[{entry_id!r}]")
 
 
-def _search(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str, where: str) -> float:
+def _search(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str, where: str, integer: bool = False) -> float:
     """A numeric block's tear: the runtime's 1-D rule over trial(x)[0] (a point without a value is stepped over)."""
 
     def residual(x: float) -> float:
@@ -78,7 +78,7 @@ def _search(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str
         except (ArithmeticError, ValueError, TypeError):
             return math.nan
 
-    return _root_1d(residual, start, factor, kind, lo, hi, name, unit, where)[0]
+    return _root_1d(residual, start, factor, kind, lo, hi, name, unit, where, integer)[0]
 
 
 def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainError:
@@ -101,3 +101,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
     return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+
+
+def _whole(x) -> int:
+    """A sum's bound: a whole number (a float from arithmetic may carry its last bit)."""
+    n = round(x)
+    if abs(x - n) > 1e-9 * max(1, abs(n)):
+        raise ChainError(f"a bound of a sum is {_shown(x)}, not a whole number", "a sum runs over whole numbers: wrap the bound in ceil() or floor()")
+    return n
+
+
+def _factorial(x) -> float:
+    """n! of a whole n (as a float, like the rest of the module), else gamma(x + 1)."""
+    return float(math.factorial(_whole(x))) if abs(x - round(x)) <= 1e-9 * max(1, abs(x)) and x >= 0 else math.gamma(x + 1)

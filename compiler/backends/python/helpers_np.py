@@ -35,6 +35,27 @@ def _cpow(base, exp):
     return np.power(base, exp)
 
 
+def _exact_sum_np(terms):
+    """runtime.values.exact_sum per point: the terms added without cancellation error (error-free sums, as math.fsum)."""
+    terms = [np.asarray(t) for t in terms]
+    if any(np.iscomplexobj(t) for t in terms):
+        return sum(terms)
+    partials: list = []  # non-overlapping parts of the running sum, smallest first
+    for x in terms:
+        x = x.astype(float)
+        out = []
+        for p in partials:
+            s = x + p
+            v = s - x
+            out.append((x - (s - v)) + (p - v))  # the rounding error of x + p, exactly
+            x = s
+        partials = [*out, x]
+    total = partials[0]
+    for p in partials[1:]:
+        total = total + p
+    return np.where(np.isfinite(partials[-1]), total, partials[-1])
+
+
 def _real_np(x, what: str):
     """runtime.values.real per point: a complex value with no imaginary part is its real part; any other is NaN."""
     x = np.asarray(x)
@@ -123,7 +144,7 @@ def _pick_np(options: list, names: str, domains: list, where: str) -> tuple:
             if np.iscomplexobj(v):  # a closed form may pass through complex values to a real root
                 ok &= np.abs(v.imag) <= 1e-12 * (np.abs(v.real) + 1)
                 v = v.real
-            ok &= _admits_np(v, *domain)
+            ok &= _admits_np(v, *domain) & np.isfinite(v)  # inf: a division by zero, where the scalar candidate raises
             values.append(v.astype(float))
         cands.append((values, ok))
     chosen = [np.full(shape, np.nan) for _ in domains]
@@ -167,8 +188,11 @@ def _lambertw_np(x, branch=0):
     return np.where(ok, w, np.nan)
 
 
-def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str, where: str):
-    """runtime.roots.bracket_root at every point together: trial(x) -> (residuals, values, bad) over the points."""
+def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str, where: str, integer: bool = False):
+    """runtime.roots.bracket_root at every point together: trial(x) -> (residuals, values, bad) over the points.
+
+    integer: whole multiples of factor only, as runtime.roots.integer_root (brackets bisected to neighbours).
+    """
 
     def f(x):
         r, _, bad = trial(x)
@@ -184,6 +208,8 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
     g = np.minimum(np.maximum(g, lo) if lo > 0 else g, hi)
     if kind != "real":
         g = np.where(g <= 0, scale, g)
+    whole = (lambda x, up: (np.ceil(x / scale - 1e-9) if up else np.floor(x / scale + 1e-9)) * scale) if integer else (lambda x, up: x)
+    g = whole(g, True)
     fg = f(g)
     result = np.where(fg == 0, g, np.nan)
     done = fg == 0
@@ -201,7 +227,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
                 x = g * 2.0**k if s == 0 else g / 2.0**k
             else:
                 x = g + (np.abs(g) + 1) * 2.0**k * (1 if s == 0 else -1)
-            x = np.minimum(np.maximum(x, lo), hi)
+            x = whole(np.minimum(np.maximum(x, lo), hi), s == 0)
             active &= ~((x == side[s][0]) | ((lo == 0) & (x == 0)))
             fx = f(np.where(active, x, g))
             active &= ~np.isnan(fx)
@@ -230,6 +256,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         pos = (a > 0) & (b > 0)
         ratio = np.where(pos, np.maximum(a, b) / np.where(pos, np.minimum(a, b), 1), 0)
         m = np.where(pos & (ratio > 4), np.sqrt(np.where(pos, a * b, 1)), (a + b) / 2)
+        m = np.where(live, whole(np.where(live, m, 0), False), m)
         live &= (m != a) & (m != b)
         fm = f(np.where(live, m, a))
         hit = live & (fm == 0)
@@ -241,6 +268,14 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         b, fb = np.where(other, m, b), np.where(other, fm, fb)
         live &= ~(np.abs(b - a) <= 1e-13 * np.maximum(np.abs(a), np.abs(b)))
     ends = bracketed & ~done
+    if integer:  # neighbours: a root where one side is negligible beside the other (a float model's rounding)
+        near_a, near_b = ends & (np.abs(fa) <= 1e-9 * np.abs(fb)), ends & (np.abs(fb) <= 1e-9 * np.abs(fa))
+        apart = ends & ~near_a & ~near_b
+        if np.any(apart):
+            i = _first(apart)
+            at = f"{_shown(min(a[i], b[i]) / factor)} and {_shown(max(a[i], b[i]) / factor)} {unit}".rstrip()
+            raise ChainError(f"no whole {name} solves {where}", f"the two sides cross between {name} = {at}; ask a question with such_that: for the smallest or largest {name} that meets a bound")
+        return np.where(near_a, a, np.where(near_b, b, result))
     jump = ends & (np.abs(fa - fb) > 1e-6 * size)
     if np.any(jump):
         i = _first(jump)
@@ -248,3 +283,29 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         hint = f"the two sides jump past each other at {at} (a step of ceil, floor or a condition); ask a question with such_that: instead"
         raise ChainError(f"no value of {name} makes {where.replace(': ', ' hold exactly: ', 1)}", hint)
     return np.where(ends, (a + b) / 2, result)
+
+
+def _finite_np(kind: str, term, lo, hi):
+    """sum (or prod) of term(k) for k = lo .. hi, element by element; past an element's bounds a term counts as 0 (1)."""
+    lo, hi = np.broadcast_arrays(np.asarray(np.round(lo), dtype=float), np.asarray(np.round(hi), dtype=float))
+    total = np.zeros(lo.shape) if kind == "sum" else np.ones(lo.shape)
+    known = ~(np.isnan(lo) | np.isnan(hi))  # a bound without a value (a search's trial point outside the domain)
+    total = np.where(known, total, np.nan)
+    if not np.any(known & (lo <= hi)):
+        return total
+    for k in range(int(np.min(lo[known])), int(np.max(hi[known])) + 1):
+        inside = (lo <= k) & (k <= hi)
+        if not np.any(inside):
+            continue
+        value = np.broadcast_to(np.asarray(term(float(k)), dtype=float), total.shape)
+        total = np.where(inside, total + value if kind == "sum" else total * value, total)
+    return total
+
+
+def _factorial_np(x):
+    """n! element by element, as gamma(x + 1)."""
+    return _gamma_np(np.asarray(x, dtype=float) + 1)
+
+
+def _gamma_np(x):
+    return np.vectorize(math.gamma, otypes=[float])(np.asarray(x, dtype=float))

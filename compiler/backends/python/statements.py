@@ -35,6 +35,14 @@ class Locals:
     def __contains__(self, name: str) -> bool:
         return True  # every program name gets a local; the program refers only to what it computed before
 
+    def bind(self, name: str, preferred: str) -> str:
+        """A fresh local for a name that lives inside one expression (a sum's index); `unbind` ends it."""
+        self.names[name] = self.alloc.take(preferred, "k")
+        return self.names[name]
+
+    def unbind(self, name: str) -> None:
+        del self.names[name]
+
 
 class ProgramWriter:
     """Prints one Program as `def <fname>(inputs) -> outputs` in the scalar flavour."""
@@ -292,7 +300,7 @@ class ProgramWriter:
         self.read = outer
         rows_made = {t: r for t, r in self.rows.items() if t not in saved or saved[t] != r}
         inner += list(rows_made.values())
-        residual = self.pr.code(s.residuals[0]) if s.residuals else "0"
+        residual = self.pr.residual(s.residuals[0]) if s.residuals else "0"
         out.call("return ", [residual, tuple_text(inner) if inner else "()"], "", "(", ")")
         out.end_def()
         start = "None" if s.starts[0] is None else self.pr.code(s.starts[0])
@@ -303,7 +311,10 @@ class ProgramWriter:
             out.emit(f"{INDENT}_start = None")
             start = "_start"
         self.used.add("_search")
-        out.call(f"{self.names[tear]} = _search", [trial, start, number(d.factor), literal(d.kind), optional(d.lo), optional(d.hi), literal(tear), literal(d.unit), literal(s.site.what)])
+        out.call(
+            f"{self.names[tear]} = _search",
+            [trial, start, number(d.factor), literal(d.kind), optional(d.lo), optional(d.hi), literal(tear), literal(d.unit), literal(s.site.what), *(["True"] if tear in s.whole else [])],
+        )
         if inner:
             out.call(f"_, {tuple_text(inner)} = {trial}", [self.names[tear]])
         self.rows.update(rows_made)

@@ -174,12 +174,15 @@ class NumpyProgramWriter(ProgramWriter):
         rows_made = {t: r for t, r in self.rows.items() if saved_rows.get(t) != r}
         inner += list(rows_made.values())
         self.quiet = saved_quiet
-        residual = self.pr.code(s.residuals[0]) if s.residuals else "0"
+        residual = self.pr.residual(s.residuals[0]) if s.residuals else "0"
         out.call("return ", [residual, tuple_text(inner) if inner else "()", "_bad"], "", "(", ")")
         out.end_def()
         start = "None" if s.starts[0] is None else self.pr.code(s.starts[0])
         self.used.add("_search_np")
-        out.call(f"{self.names[tear]} = _search_np", [trial, start, number(d.factor), literal(d.kind), optional(d.lo), optional(d.hi), literal(tear), literal(d.unit), literal(s.site.what)])
+        out.call(
+            f"{self.names[tear]} = _search_np",
+            [trial, start, number(d.factor), literal(d.kind), optional(d.lo), optional(d.hi), literal(tear), literal(d.unit), literal(s.site.what), *(["True"] if tear in s.whole else [])],
+        )
         out.call(f"_, {tuple_text(inner)}, _bad = {trial}" if inner else f"_, _, _bad = {trial}", [self.names[tear]])
         if self.quiet:
             self.bad(out, "_bad")

@@ -1,0 +1,142 @@
+"""Finite sums and products: the solver, every backend and the inverse over whole numbers, against hand values.
+
+tests/models/sums.yaml is a chain no shipped model resembles (bounds that are expressions, empty
+ranges, max() and a condition inside a term, a sum with a unit); the hand values come from Python's
+own loops here, not from chainc.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+
+import chainc
+from chainc.cli import main
+from chainc.errors import SolveError
+
+from .conftest import ROOT
+from .tools import require
+
+MODEL = ROOT / "tests" / "models" / "sums.yaml"
+
+
+def hand(n: int, a: float, m: int) -> dict:
+    return {
+        "s": sum(a**k / math.factorial(k) for k in range(n)),
+        "p": math.prod(max(k, 2) for k in range(m, n + 2)),
+        "e": sum(1 for k in range(n, m)),
+        "t": sum(k * 1e-3 for k in range(1, n + 1)),  # seconds
+        "z": sum(k for k in range(n + 1) if 2 < k < 5),
+    }
+
+
+POINTS = [(5, 2.0, 3), (0, 2.0, 3), (1, 0.5, 0), (8, 3.0, 9), (12, 1.5, 2)]
+
+
+@pytest.mark.parametrize(("n", "a", "m"), POINTS)
+def test_the_solver_matches_the_hand_loops(n, a, m):
+    s = chainc.solve(str(MODEL), n=n, a=a, m=m)
+    for name, want in hand(n, a, m).items():
+        got = float(s.values[name])
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15), name
+
+
+def test_a_sum_of_exact_terms_is_exact():
+    s = chainc.solve(str(MODEL), n=10, a=2)
+    assert s.values["s"] == sum(__import__("fractions").Fraction(2**k, math.factorial(k)) for k in range(10))
+
+
+def test_the_bound_is_solved_over_whole_numbers():
+    s = chainc.solve(str(MODEL), find=["n"], s=7)
+    assert s.values["n"] == 5
+    assert "whole numbers" in s.numeric["n"]
+
+
+def test_a_bound_with_no_whole_solution_says_where_the_sides_cross():
+    with pytest.raises(SolveError) as e:
+        chainc.solve(str(MODEL), find=["n"], s=7.2)  # n = 5 gives 7, n = 6 gives 7.2667
+    assert "no whole n solves" in e.value.message and "between n = 5 and 6" in e.value.hint
+
+
+def test_a_term_parameter_is_solved_as_a_real_number():
+    s = chainc.solve(str(MODEL), find=["a"], s=7)  # 1 + a + a^2/2 + a^3/6 + a^4/24 = 7 -> a = 2
+    assert float(s.values["a"]) == pytest.approx(2, rel=1e-10)
+
+
+def test_an_index_is_an_integer_symbol_and_prints_as_its_name(capsys):
+    assert main(["solve", str(MODEL), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "sum(a**k / factorial(k) for k in range(0, n))" in out or "for k in range" in out
+    assert "#" not in out.split("sums")[-1].replace("# ", "")
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"_sums_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sums")
+    assert main(["build", str(MODEL), "--out", str(out), "--format", "py", "--format", "xlsx", "--format", "tex"]) == 0
+    assert main(["build", str(MODEL), "--out", str(out), "--format", "py", "--numpy", "--find", "n", "--given", "s=7"]) == 0
+    return out
+
+
+def test_generated_python_matches_the_hand_loops(built):
+    mod = _load(built / "sums.py")
+    for n, a, m in POINTS:
+        got = mod.solve(n=n, a=a, m=m)
+        for name, want in hand(n, a, m).items():
+            scale = 1e3 if name == "t" else 1  # the module speaks display units: t in ms
+            assert float(getattr(got, name)) == pytest.approx(want * scale, rel=1e-12, abs=1e-12), (name, n, a, m)
+
+
+def test_generated_numpy_matches_over_arrays_and_solves_the_bound(built):
+    mod = _load(built / "sums_np.py")
+    ns, as_, ms = (np.array([p[i] for p in POINTS], dtype=float) for i in range(3))
+    got = mod.solve(n=ns, a=as_, m=ms)
+    for i, (n, a, m) in enumerate(POINTS):
+        for name, want in hand(n, a, m).items():
+            scale = 1e3 if name == "t" else 1
+            assert float(getattr(got, name)[i]) == pytest.approx(want * scale, rel=1e-12, abs=1e-12), (name, n, a, m)
+    inverse = mod.n_from_s(s=np.array([7.0, 1.0, 3.0]))
+    assert list(inverse.n) == [5, 1, 2]
+
+
+def test_the_workbook_sums_with_sumproduct_and_libreoffice_agrees(built, tmp_path):
+    wb = openpyxl.load_workbook(built / "chains.xlsx")
+    formulas = [c.value for row in wb["sums"].iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith("=")]
+    assert any("SUMPRODUCT(" in f and 'ROW(INDIRECT("1:"&' in f for f in formulas)
+    assert any("SUMPRODUCT(PRODUCT(" in f for f in formulas)
+    require("soffice")
+    from .excel_recalc import recalculate
+
+    # other inputs in the input cells: LibreOffice recomputes every formula from them
+    inputs = {r[0].value: r for r in wb["sums"].iter_rows() if isinstance(r[0].value, str)}
+    del inputs
+    (out,) = recalculate([built / "chains.xlsx"], tmp_path)
+    cached = openpyxl.load_workbook(built / "chains.xlsx", data_only=True)["sums"]
+    fresh = openpyxl.load_workbook(out, data_only=True)["sums"]
+    numbers = 0
+    for row in fresh.iter_rows():
+        for c in row:
+            want = cached[c.coordinate].value
+            if isinstance(want, (int, float)) and not isinstance(want, bool):
+                numbers += 1
+                assert c.value == pytest.approx(want, rel=1e-12), c.coordinate
+    assert numbers >= 8
+
+
+def test_the_sheet_writes_sigma_and_pi(built):
+    tex = (built / "sums.tex").read_text()
+    assert r"\sum_{k=0}" in tex and r"\prod_{k=m}" in tex and "k!" in tex
