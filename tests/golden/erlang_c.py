@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 __all__ = ["ChainError", "Solution", "solve", "fewest_servers", "max_arrival_rate"]
 
@@ -305,7 +306,7 @@ def _boundary_fewest_servers(answer_time, arrival_rate, service_time, wait_targe
             raise _failed(e, "p_wait", "line 73: p_wait = queue_term / (erlang_sum + queue_term)") from None
         if not 0 < p_wait <= 1:
             raise _outside(p_wait, 1, "p_wait", "", "positive, at most 1", "line 73: p_wait = queue_term / (erlang_sum + queue_term)")
-        return (mean_wait - p_wait * service_time / (servers - load), (erlang_sum, queue_term, p_wait))
+        return (_exact_sum((mean_wait, -p_wait * service_time / (servers - load))), (erlang_sum, queue_term, p_wait))
 
     servers = _search(_trial1, 55, 1, "positive", 1, None, "servers", "", "line 74: mean_wait = p_wait * service_time / (servers - load)", True)
     _, (erlang_sum, queue_term, p_wait) = _trial1(servers)
@@ -365,7 +366,7 @@ def _boundary_max_arrival_rate(answer_time, servers, service_time, wait_target):
             raise _failed(e, "p_wait", "line 73: p_wait = queue_term / (erlang_sum + queue_term)") from None
         if not 0 < p_wait <= 1:
             raise _outside(p_wait, 1, "p_wait", "", "positive, at most 1", "line 73: p_wait = queue_term / (erlang_sum + queue_term)")
-        return (mean_wait - p_wait * service_time / (servers - load), (erlang_sum, queue_term, p_wait))
+        return (_exact_sum((mean_wait, -p_wait * service_time / (servers - load))), (erlang_sum, queue_term, p_wait))
 
     load = _search(_trial1, None, 1, "positive", None, None, "load", "", "line 74: mean_wait = p_wait * service_time / (servers - load)")
     _, (erlang_sum, queue_term, p_wait) = _trial1(load)
@@ -478,6 +479,18 @@ def _pick(options: list, names: str, domains: list, where: str) -> tuple:
         roots = " or ".join(", ".join(_shown(v) for v in u) for u in unique)
         raise ChainError(f"{names} has several admissible values (base units): {roots}; from {where}", "narrow the domain with min: or max:")
     return unique[0]
+
+
+def _exact_sum(terms):
+    """A numeric block's residual, the sum of its terms, without cancellation error.
+
+    Exact for ints and Fractions; floats are summed with math.fsum, so a large term and
+    its negative cannot swallow a small one (x + 1 - x at x = 2**54 is 1, not 0) and a
+    root search does not take rounding for a root.
+    """
+    if all(type(t) is int or type(t) is Fraction for t in terms):
+        return sum(terms)
+    return math.fsum(terms)
 
 
 class _NoRoot(ValueError):
