@@ -459,8 +459,10 @@ def _exponent(walls: dict[int, float | None]) -> tuple[float | None, str]:
     points = [(math.log(n), math.log(walls[n] - start)) for n in sizes]
     mx, my = statistics.fmean(x for x, _ in points), statistics.fmean(y for _, y in points)
     slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
-    dropped = [n for n in SIZES[1:] if n not in sizes]
-    return slope, "" if not dropped else f"{sizes[0]:,} to {sizes[-1]:,}; {', '.join(f'{n:,}' for n in dropped)} within start-up noise"
+    failed = [f"{n:,}" for n in SIZES[1:] if walls.get(n) is None]
+    noise = [f"{n:,}" for n in SIZES[1:] if walls.get(n) is not None and n not in sizes]
+    why = [*([", ".join(failed) + " failed"] if failed else []), *([", ".join(noise) + " within start-up noise"] if noise else [])]
+    return slope, "" if not why else f"{sizes[0]:,} to {sizes[-1]:,}; " + "; ".join(why)
 
 
 GROUPS = ("synthetic", "hol", "goodput", "check_build", "generated")
