@@ -44,9 +44,10 @@ lint: $(TOOLS)
 	$(BIN)/ruff check compiler tests setup.py
 	$(BIN)/ruff format --check compiler tests setup.py
 
-bench: $(TOOLS)             ## benchmarks: tables of ratios measured side by side
-	$(BIN)/python tests/benchmarks/bench_cli.py
-	$(BIN)/python tests/benchmarks/bench_python.py
+# make bench BENCH_ARGS="--baseline ../baseline --quick": see tests/benchmarks/bench.py
+BENCH_ARGS ?=
+bench: $(TOOLS)             ## issue 11's targets, measured in one run (side by side with a baseline checkout if given)
+	$(BIN)/python tests/benchmarks/bench.py $(BENCH_ARGS)
 
 golden: $(BASE)             ## rewrite tests/golden/ from the printers (review the diff before committing)
 	$(BIN)/python tests/golden/update.py

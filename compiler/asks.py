@@ -88,7 +88,7 @@ def _question(b, name: str, q: dict, kp: KeyPath, at: KeyPath | None = None, com
     cond = b.expression(q["such_that"], at)
     if combined:
         pass  # a conjunction of the parts' comparisons, each checked on its own
-    elif cond.dim != ex.BOOL or not isinstance(cond.expr, (sp.Lt, sp.Le, sp.Gt, sp.Ge)):
+    elif not ex.is_condition(cond.dim) or not isinstance(cond.expr, (sp.Lt, sp.Le, sp.Gt, sp.Ge)):
         raise b.fail(at, "such_that must be comparisons with <, <=, > or >=, joined by 'and'", "for example: tpot <= tpot_target and step_bytes <= gpu.memory")
     step = None
     if "step" in q:
@@ -163,7 +163,7 @@ def _check(b, index: int, c: dict, kp: KeyPath, questions: dict[str, Question]) 
     that, that_text = None, ""
     if "that" in c:
         term = b.expression(c["that"], kp + ("that",))
-        if term.dim != ex.BOOL:
+        if not ex.is_condition(term.dim):
             raise b.fail(kp + ("that",), "'that' must be a relation, such as a == b or a <= b", "a check's that: is a comparison that must hold")
         that, that_text = term.expr, str(c["that"])
     if not expects and that is None:

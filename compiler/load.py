@@ -51,6 +51,7 @@ class Builder:
         self.imports = imports or {}
         self.joined: dict[str, Model] = {}  # alias -> a model whose equations join this one's (joins.py)
         self.variables: dict[str, Variable] = {}
+        self.symbols: set[sp.Symbol] = set()  # the variables' symbols, kept as they are declared (a set per equation made loading quadratic)
         self.params: dict[str, Param] = {}
         self.tables: dict[str, Table] = {}
         self.aggregates: dict[str, Aggregate] = {}
@@ -182,7 +183,7 @@ class Builder:
             term = self.expression(raw, kp)
         finally:
             self.defaults_only = False
-        if term.dim == ex.BOOL:
+        if ex.is_condition(term.dim):
             raise self.fail(kp, f"{what}: '{raw}' is a condition, not a value", "write a number, a quantity such as '10 ms', or an expression of catalog values")
         if not ex.same_dim(term.dim, dim):
             hint = f"write it in {unit_text}, or change the variable's unit" if unit_text else "a dimensionless value: divide by a unit, or give the variable a unit"
@@ -207,6 +208,7 @@ class Builder:
             digits=spec.get("digits"),
         )
         self.variables[name] = v
+        self.symbols.add(v.sym)
         return v
 
     def finish_variable(self, v: Variable, spec: dict, kp: KeyPath) -> Variable:
@@ -232,7 +234,7 @@ class Builder:
         lhs = self.expression(lhs_text, kp)
         rhs = self.expression(rhs_text, kp, offset=offset)
         for side, term in (("left", lhs), ("right", rhs)):
-            if term.dim == ex.BOOL:
+            if ex.is_condition(term.dim):
                 raise self.fail(kp, f"the {side} side of the equation is a condition", "use if(cond, a, b) to pick a value")
         if not ex.same_dim(lhs.dim, rhs.dim):
             raise UnitError(
@@ -242,7 +244,7 @@ class Builder:
                 dim_str(lhs.dim),
                 dim_str(rhs.dim),
             )
-        if not (lhs.expr.free_symbols | rhs.expr.free_symbols) & {v.sym for v in self.variables.values()}:
+        if self.symbols.isdisjoint(lhs.expr.free_symbols) and self.symbols.isdisjoint(rhs.expr.free_symbols):
             raise self.fail(kp, f"'{text.strip()}' involves no variable", "an equation relates variables of the model")
         return Equation(index, text.strip(), lhs.expr, rhs.expr, self.src.loc(kp), about, tuple(dict.fromkeys(lhs.guards + rhs.guards)))
 
@@ -275,7 +277,7 @@ class Builder:
         for cname, c in cols.items():
             ckp = kp + ("columns", cname)
             term = self.expression(c.formula, ckp + ("formula",), scope)
-            if term.dim == ex.BOOL:
+            if ex.is_condition(term.dim):
                 raise self.fail(ckp + ("formula",), f"column {name}.{cname}: the formula is a condition, not a number", "use if(cond, a, b) to pick a value, such as if(x > 0, 1, 0)")
             if not ex.same_dim(term.dim, c.dim):
                 raise UnitError(
@@ -297,7 +299,7 @@ class Builder:
             cycle = " -> ".join(a for a, _ in nx.find_cycle(deps))
             raise self.fail(kp + ("columns",), f"table '{name}': columns depend on each other in a loop: {cycle}", "refer to the previous row with prev.<column>") from None
         rows = self.expression(spec["rows"], kp + ("rows",))
-        if rows.dim == ex.BOOL:
+        if ex.is_condition(rows.dim):
             raise self.fail(kp + ("rows",), f"table '{name}': rows is a condition, not a count", "write a whole number or a count such as ceil(prompt / budget)")
         if rows.dim not in (DIMENSIONLESS, ex.ANY):
             raise UnitError(
@@ -390,6 +392,7 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
         kp = ("uses", "models", alias)
         variables, params, eqs = join(alias, model, given, uses, set(b.variables), src.loc(kp))
         b.variables.update(variables)
+        b.symbols.update(v.sym for v in variables.values())
         b.params.update((k, v) for k, v in params.items() if v.source in ("gpu", "llm"))
         b.joined[alias] = model
         bindings.append((alias, model, given, eqs))

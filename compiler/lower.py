@@ -115,20 +115,24 @@ class _Lowerer:
         self.by_aggregate = {name: agg.table for name, agg in model.aggregates.items()}
         self.looped: set[str] = set()
         self.known: set[str] = set(known)  # the names computed so far (inputs first)
-        self.pending: list[P.Guard] = []  # divisors that read a name not computed yet
+        self.pending: list[tuple[P.Guard, frozenset[str]]] = []  # divisors that read a name not computed yet, with the names they read
+        self.scanned: tuple[int, int] = (0, 0)  # (id of the body, its statements already counted in known): each is read once
 
     def guards(self, guards, body: list) -> None:
         """Each guard once every name it reads is computed: a step can come before the divisor it guards.
 
         a4 = 0 / a3 is the constant 0 (the step needs nothing), but its divisor a3 comes from a later step.
         """
-        for stmt in body:
+        start = self.scanned[1] if self.scanned[0] == id(body) else 0
+        for stmt in body[start:]:
             if isinstance(stmt, (P.Assign, P.Pick, P.Search, P.Loop)):
                 self.known |= _defines(stmt)
-        self.pending.extend(guards)
-        ready = [g for g in self.pending if (P.refs(g.divisor) | P.refs(g.when)) <= self.known]
-        self.pending = [g for g in self.pending if g not in ready]
+        self.pending.extend((g, frozenset(P.refs(g.divisor) | P.refs(g.when))) for g in guards)
+        ready = [g for g, needs in self.pending if needs <= self.known]
+        if ready:
+            self.pending = [(g, needs) for g, needs in self.pending if not needs <= self.known]
         body.extend(ready)
+        self.scanned = (id(body), len(body))
 
     def loop(self, table: Table) -> P.Loop:
         m = self.model
@@ -227,7 +231,7 @@ def lower(plan: Plan) -> P.Program:
     for name, t in m.tables.items():  # tables no step needed are still part of the solution
         if name not in low.looped:
             body.append(low.loop(t))
-    body.extend(low.pending)
+    body.extend(g for g, _ in low.pending)
     outputs = tuple(n for s in plan.steps for n in s.unknowns)
     numeric = tuple(n for s in plan.steps if s.method == "numeric" for n in s.unknowns)
     inputs = tuple(sorted(plan.known)) + tuple(m.params)

@@ -536,7 +536,13 @@ def _exact(x: float):
 
 
 def _float(x):
-    return None if x is None else float(x)
+    """A domain edge as the float search sees it: one beyond float range (max: 1e400) is no edge at all."""
+    if x is None:
+        return None
+    try:
+        return float(x)
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
 def _quiet(f) -> float:

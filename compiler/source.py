@@ -16,6 +16,18 @@ What a file may hold (docs/security.md, "Text and encodings" and "Limits"):
   and ``0x1``, ``1:30``, ``.inf`` values are text, not booleans or numbers; whole
   numbers are decimal (``010`` is ten). Every mapping key is the text as written.
 - Size, nesting and alias expansion are bounded (compiler/limits.py).
+
+Two readers, one result. libyaml (PyYAML's C extension, when it is built) scans and
+parses: it reads a file ten times faster than PyYAML's Python scanner. Above it the
+composer, the checks and the constructor are Python's in both readers, so the bounds
+above hold before any recursion, every node keeps its line and column (an empty value in
+a flow mapping, ``{a: }``, is moved back to where PyYAML marks it), and every alias where
+it is written. A file libyaml refuses is read again by PyYAML's Python scanner, whose
+error (or reading: it joins an escaped surrogate pair, which libyaml refuses) is the one
+reported, as before. libyaml is more lenient in a few corners of the syntax PyYAML's
+scanner refuses: a tab inside a plain value (``value: 20<TAB>0``), ``>#`` with no space,
+a '?' inside a plain scalar in a flow mapping; such a file now loads as libyaml reads it,
+and the name, unit and number checks judge what it says.
 """
 
 from __future__ import annotations
@@ -51,6 +63,7 @@ class Source:
     marks: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
     key_marks: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
     raw: dict[KeyPath, str] = field(default_factory=dict)
+    shown: dict[int, str] = field(default_factory=dict, repr=False, compare=False)  # line number -> its text as a Loc shows it
 
     def loc(self, keypath: KeyPath = (), *, key: bool = False) -> Loc:
         """Location of the value (or key) at keypath, or of its nearest written parent."""
@@ -62,9 +75,12 @@ class Source:
         return self.at(line, col)
 
     def at(self, line: int, col: int) -> Loc:
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        # a control character would reach the terminal (an escape sequence); one placeholder keeps the caret's column
-        return Loc(self.path, line, col, _NON_PRINTABLE.sub("\ufffd", text))
+        text = self.shown.get(line)
+        if text is None:
+            text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+            # a control character would reach the terminal (an escape sequence); one placeholder keeps the caret's column
+            text = self.shown[line] = _NON_PRINTABLE.sub("\ufffd", text)
+        return Loc(self.path, line, col, text)
 
     def at_index(self, text: str, index: int) -> Loc:
         """The location of character `index` of the text."""
@@ -143,21 +159,27 @@ _PLAIN = {
 }
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 plain scalars, keys as written, and a bound on nesting."""
+class _Checks:
+    """YAML 1.2 plain scalars, keys as written, and a bound on nesting, over either parser below.
+
+    The composer is PyYAML's Python one in both loaders, so the nesting bound holds before
+    any recursion and every alias's position is recorded; only the scanner and parser
+    under it differ.
+    """
 
     yaml_implicit_resolvers: dict = {}  # our own, filled below; yaml.SafeLoader's (YAML 1.1) stay untouched
 
-    def __init__(self, text: str, src: Source):
-        super().__init__(text)
+    def _start(self, src: Source) -> None:
         self.src = src
         self.depth = 0
         self.max_depth = limit("yaml_depth")
         self.alias_marks: dict[tuple[int, Any], yaml.Mark] = {}  # (parent node, index) -> where the alias is written
+        self.mark = None  # where the node being composed starts (for an error raised by Python's recursion limit)
 
     def compose_node(self, parent, index):
         event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent) and parent is not None:
+        self.mark = event.start_mark
+        if parent is not None and type(event) is yaml.AliasEvent:
             self.alias_marks[(id(parent), id(index) if isinstance(index, yaml.Node) else index)] = event.start_mark
         self.depth += 1
         if self.depth > self.max_depth:
@@ -179,11 +201,66 @@ class _Loader(yaml.SafeLoader):
         return float(node.value.replace("_", ""))
 
 
-for _tag, (_regexp, _first) in _PLAIN.items():
-    _Loader.add_implicit_resolver(_tag, re.compile(rf"^(?:{_regexp.pattern})$"), list(_first))
-_Loader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
-_Loader.add_constructor(_INT, _Loader.construct_yaml_int)
-_Loader.add_constructor(_FLOAT, _Loader.construct_yaml_float)
+class _Loader(_Checks, yaml.SafeLoader):
+    """PyYAML's pure-Python scanner and parser: the reference, and the reader of any file libyaml refuses."""
+
+    yaml_implicit_resolvers: dict = {}
+
+    def __init__(self, text: str, src: Source):
+        yaml.SafeLoader.__init__(self, text)
+        self._start(src)
+
+
+_LOADERS: list[type] = [_Loader]
+if getattr(yaml, "__with_libyaml__", False):  # pragma: no branch - PyYAML's wheels include libyaml
+    from yaml.cyaml import CParser
+
+    class _CLoader(_Checks, yaml.composer.Composer, CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+        """libyaml scans and parses (a tenth of the pure-Python time); the composer and constructor stay Python's.
+
+        CParser's own composer (get_single_node in C) recurses in C without a bound and
+        records no alias positions, so Composer comes first in the method order and only
+        CParser's event methods (peek_event, get_event, check_event) are used.
+        """
+
+        yaml_implicit_resolvers: dict = {}
+
+        def __init__(self, text: str, src: Source):
+            CParser.__init__(self, text)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            self._start(src)
+
+        def compose_node(self, parent, index):
+            node = super().compose_node(parent, index)
+            if node.value == "" and parent is not None and parent.flow_style and isinstance(node, yaml.ScalarNode) and not node.style:
+                node.start_mark = self._after_indicator(node.start_mark)
+            return node
+
+        def _after_indicator(self, mark):
+            """An empty value in a flow mapping ({a: }): libyaml marks the token after it, PyYAML the end of the ':'; keep PyYAML's."""
+            lines, row, col = self.src.lines, mark.line, mark.column
+            if row >= len(lines) or lines[row][col : col + 1] not in (",", "}", "]"):
+                return mark  # a tag or an anchor starts the value: both mark it
+            while True:
+                text = lines[row][:col].rstrip(" \t")
+                if text or row == 0:
+                    break
+                row -= 1  # blank lines between the ':' and the '}'
+                col = len(lines[row])
+            if not text.endswith(":"):
+                return mark  # a comment in between, or a key without ':': left as libyaml marks it
+            return yaml.Mark(mark.name, mark.index, row, len(text), None, None)
+
+    _LOADERS.insert(0, _CLoader)
+
+for _cls in _LOADERS:
+    for _tag, (_regexp, _first) in _PLAIN.items():
+        _cls.add_implicit_resolver(_tag, re.compile(rf"^(?:{_regexp.pattern})$"), list(_first))
+    _cls.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
+    _cls.add_constructor(_INT, _Checks.construct_yaml_int)
+    _cls.add_constructor(_FLOAT, _Checks.construct_yaml_float)
 
 
 def _too_deep(src: Source, mark: tuple[int, int]) -> ModelError:
@@ -200,13 +277,19 @@ def load_yaml(path: str | Path, text: str | None = None) -> Source:
         raise ModelError(f"the text is larger than {lim.value():,} characters", Loc(path, 1, 1), lim.how)
     src = Source(path, _BREAKS.split(text), None)
     _check_printable(text, src)
-    loader = _Loader(text, src)
+    if _LOADERS[0] is not _Loader:
+        try:
+            return _read(_LOADERS[0], text, src)
+        except ChaincError:  # a limit, a tag, a duplicate key: the same from either reader
+            raise
+        except (yaml.YAMLError, ValueError):
+            # libyaml refuses the file (or something in it, such as an escaped surrogate pair, which
+            # the pure-Python scanner joins): the reference reader reads it, or says what is wrong as it always has
+            src.marks.clear()
+            src.key_marks.clear()
+            src.raw.clear()
     try:
-        node = loader.get_single_node()
-        if node is None:
-            raise ModelError("the file is empty", Loc(path, 1, 1), "a model is a YAML mapping with name, variables and equations")
-        _Walk(src, loader.alias_marks).node(node, (), None)
-        src.data = loader.construct_document(node)
+        return _read(_Loader, text, src)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         loc = src.at(mark.line + 1, mark.column + 1) if mark else Loc(path)
@@ -224,18 +307,29 @@ def load_yaml(path: str | Path, text: str | None = None) -> Source:
             problem = "the file holds more than one YAML document"
             hint = "a model file holds one YAML document: remove the '---' line and what follows, or the second part"
         raise ModelError(problem, loc, hint) from None
-    except RecursionError:  # only when CHAINC_MAX_YAML_DEPTH is raised past what Python can recurse
-        mark = loader.get_mark()
-        env = LIMITS["yaml_depth"].env
-        hint = f"Python's recursion limit stops a few hundred levels down, below {env}={limit('yaml_depth'):,}: nest the data less"
-        raise ModelError("the file nests too deeply for Python to read", src.at(mark.line + 1, mark.column + 1), hint) from None
     except ChaincError:
         raise
     except (yaml.YAMLError, ValueError) as e:  # pragma: no cover - the walk refuses what construction cannot read
         raise ModelError(f"invalid YAML: {e}", Loc(path), "check the file's syntax") from None
+
+
+def _read(cls: type, text: str, src: Source) -> Source:
+    """Compose, walk (positions, limits, tags) and construct the one document of the text."""
+    loader = cls(text, src)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise ModelError("the file is empty", Loc(src.path, 1, 1), "a model is a YAML mapping with name, variables and equations")
+        _Walk(src, loader.alias_marks).node(node, (), None)
+        src.data = loader.construct_document(node)
+        return src
+    except RecursionError:  # only when CHAINC_MAX_YAML_DEPTH is raised past what Python can recurse
+        mark = loader.get_mark() if cls is _Loader else loader.mark
+        env = LIMITS["yaml_depth"].env
+        hint = f"Python's recursion limit stops a few hundred levels down, below {env}={limit('yaml_depth'):,}: nest the data less"
+        raise ModelError("the file nests too deeply for Python to read", src.at(mark.line + 1, mark.column + 1), hint) from None
     finally:
         loader.dispose()
-    return src
 
 
 class _Walk:

@@ -26,8 +26,8 @@ from chainc.backends import python as python_backend  # noqa: E402
 from chainc.build import reports_for  # noqa: E402
 
 
-def load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"bench_{path.stem}", path)
+def load(path: Path, prefix: str = "bench"):
+    spec = importlib.util.spec_from_file_location(f"{prefix}_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses resolve string annotations through sys.modules
     spec.loader.exec_module(module)
@@ -97,6 +97,36 @@ def build(project, names: list[str], out: Path, **options) -> list[Path]:
     return python_backend.build(reports, catalog, "py", opts)
 
 
+SCALAR_CASES = (("goodput.solve()", {}), ("goodput.solve(batch=96)", {"batch": 96}), ("goodput.solve(gpu='h200', tpot_target=12.5)", {"gpu": "h200", "tpot_target": 12.5}))
+
+
+def scalar(gen, rounds: int = 7) -> list[tuple[str, float, float]]:
+    """(case, generated s/call, hand-written s/call) for each case, after checking both give the same Solution."""
+    hand = hand_written(gen)
+    for _, kw in SCALAR_CASES:
+        a, b = gen.solve(**kw), hand(**kw)
+        assert all(abs(getattr(a, f) - getattr(b, f)) <= 1e-9 * abs(getattr(b, f)) for f in a.__dataclass_fields__), kw
+    return [(label, *side_by_side(lambda kw=kw: gen.solve(**kw), lambda kw=kw: hand(**kw), rounds)) for label, kw in SCALAR_CASES]
+
+
+def numpy_goodput(vec, gen, repeat: int = 5) -> tuple[float, float]:
+    """(median, min) seconds of goodput_np.solve over 1,000,000 batch values, checked against the scalar module."""
+    import numpy as np
+
+    batch = np.linspace(1, 256, 1_000_000).round()
+    s = vec.solve(batch=batch[:1000])
+    assert all(abs(s.goodput[i] - gen.solve(batch=float(batch[i])).goodput) <= 1e-9 * max(1.0, s.goodput[i]) for i in range(0, 1000, 97))
+    return timed(lambda: vec.solve(batch=batch), repeat)
+
+
+def numpy_hol(hol, repeat: int = 3) -> tuple[float, float]:
+    """(median, min) seconds of hol_blocking_np.solve over 100,000 budgets."""
+    import numpy as np
+
+    budget = np.linspace(2048, 16384, 100_000)
+    return timed(lambda: hol.solve(budget=budget), repeat)
+
+
 def main() -> None:
     import numpy as np
 
@@ -108,13 +138,8 @@ def main() -> None:
         build(project, ["goodput", "hol-blocking"], out)
         print(f"build goodput, hol-blocking (py + np): {(time.perf_counter() - t) * 1e3:.0f} ms\n")
         gen = load(out / "goodput.py")
-        hand = hand_written(gen)
-        for kw in ({}, {"batch": 96}, {"gpu": "h200", "tpot_target": 12.5}):
-            a, b = gen.solve(**kw), hand(**kw)
-            assert all(abs(getattr(a, f) - getattr(b, f)) <= 1e-9 * abs(getattr(b, f)) for f in a.__dataclass_fields__), kw
         print(f"{'scalar, per call':44s} {'generated':>11s} {'hand-written':>13s} {'ratio':>7s}")
-        for label, kw in (("goodput.solve()", {}), ("goodput.solve(batch=96)", {"batch": 96}), ("goodput.solve(gpu='h200', tpot_target=12.5)", {"gpu": "h200", "tpot_target": 12.5})):
-            g, h = side_by_side(lambda kw=kw: gen.solve(**kw), lambda kw=kw: hand(**kw))
+        for label, g, h in scalar(gen):
             print(f"{label:44s} {g * 1e6:9.2f} us {h * 1e6:10.2f} us {g / h:7.2f}")
         q = per_call(lambda: gen.max_batch(tpot_target=12.5), 0.5)
         api = per_call(lambda: solve(model, {"batch": 96}, project=project), 1.0)
@@ -123,14 +148,9 @@ def main() -> None:
 
         print(f"\n{'NumPy, whole call':44s} {'median':>9s} {'min':>9s}  target")
         vec = load(out / "goodput_np.py")
-        batch = np.linspace(1, 256, 1_000_000).round()
-        med, low = timed(lambda: vec.solve(batch=batch))
+        med, low = numpy_goodput(vec, gen)
         print(f"{'goodput_np.solve, 1,000,000 batch values':44s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms  < 50 ms")
-        s = vec.solve(batch=batch[:1000])
-        assert all(abs(s.goodput[i] - gen.solve(batch=float(batch[i])).goodput) <= 1e-9 * max(1.0, s.goodput[i]) for i in range(0, 1000, 97))
-        hol = load(out / "hol_blocking_np.py")
-        budget = np.linspace(2048, 16384, 100_000)
-        med, low = timed(lambda: hol.solve(budget=budget), repeat=3)
+        med, low = numpy_hol(load(out / "hol_blocking_np.py"))
         print(f"{'hol_blocking_np.solve, 100,000 budgets':44s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms  < 2 s")
         paths = build(project, ["hol-blocking"], out / "query", find=("mfu",), given={"fcfs_mean_ttft": "2 s"})
         query = load(paths[1])
