@@ -49,9 +49,6 @@ BENCH_ARGS ?=
 bench: $(TOOLS)             ## issue 11's targets, measured in one run (side by side with a baseline checkout if given)
 	$(BIN)/python tests/benchmarks/bench.py $(BENCH_ARGS)
 
-golden: $(BASE)             ## rewrite tests/golden/ from the printers (review the diff before committing)
-	$(BIN)/python tests/golden/update.py
-
 golden: $(TOOLS)            ## rewrite the golden files of tests/golden/ from what the backends print now
 	$(BIN)/python tests/golden/update.py
 
