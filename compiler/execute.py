@@ -120,7 +120,7 @@ def _combined(model, rule: Asking, at: Callable, feasible: Callable, d, parts: t
     """Several conditions: each one's own answer, combined by the runtime's rule, and the binding ones named."""
     q = rule.question
     limits = tuple(
-        Limit(label, pq.name, pq.condition_text, None if isinstance(r, SolveError) else r.value, r.why if isinstance(r, SolveError) else "answer", r.message if isinstance(r, SolveError) else "")
+        Limit(label, pq.name, pq.condition_text, None, r.why, r.message) if isinstance(r, SolveError) else Limit(label, pq.name, pq.condition_text, r.value, "answer")
         for label, pq, r in parts
     )  # fmt: skip
     try:
@@ -151,7 +151,7 @@ def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
                 show(model.variables[side.name], s.values[side.name]) if isinstance(side, P.Ref) and side.name in model.variables else V.shown(evaluate(side, s.values))
                 for side in (condition.left, condition.right)
             ]
-            sides = (parts[0], {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[condition.op], parts[1])
+            sides = (parts[0], P.NEGATED[condition.op], parts[1])
         else:  # several conditions: each holds somewhere, never all at once
             sides = ("the conditions do not all hold", "", "")
         titles = [x.title for x in (s.gpu, s.llm) if x]

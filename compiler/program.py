@@ -65,6 +65,9 @@ class Cmp:
     right: object
 
 
+NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}  # the operator that holds where a question's condition fails
+
+
 @dataclass(frozen=True, slots=True)
 class Logic:
     op: str  # 'and' | 'or' | 'not'

@@ -33,7 +33,6 @@ from .emit import Column, Emitter, Row, admits, live
 
 BOUNDARY, EDGE = 1, 2  # how the value before rounding was found
 INFEASIBLE, UNBOUNDED, NO_VALUE = -1, -2, -3
-NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 
 def shown(node):
@@ -258,7 +257,7 @@ class QuestionCells:
         where = {0: "every value", 1: "values on both sides of", 2: "every value above" if q.seek == "max" else "every value below"}
         prefix = f"question {q.name}: "
         infeasible = concat(
-            xl.Str(f"{prefix}no {q.find} meets {q.condition_text}: at {q.find} = "), shown(xcell), xl.Str(unit + ", "), parts[0], xl.Str(f" {NEGATED[self.shape.condition.op]} "), parts[1]
+            xl.Str(f"{prefix}no {q.find} meets {q.condition_text}: at {q.find} = "), shown(xcell), xl.Str(unit + ", "), parts[0], xl.Str(f" {P.NEGATED[self.shape.condition.op]} "), parts[1]
         )
         unbounded = xl.fn(
             "IF",

@@ -20,8 +20,6 @@ from .names import comment, docstring_text, literal, number, optional, scale
 from .statements import Locals, program_inputs
 from .vector import writer_for
 
-_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
-
 
 def _whole(x, factor) -> bool:
     return x is None or (Fraction(x) / Fraction(factor)).denominator == 1
@@ -130,11 +128,7 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     out.nested_def(f"def _sides({x}):")
     _as_numpy(module, out, [x])
     sides = [asking.condition.left, asking.condition.right]
-    needed = set().union(*(P.refs(s) for s in sides), *(P.refs(x) for g in asking.guards for x in g))
-    outputs = [*asking.at.outputs, *(f"rows:{t}" for t in asking.at.tables)]
-    names = [loc[n] if n in needed else "_" for n in outputs]
-    if any(n != "_" for n in names):
-        unpack(out, names, at, [loc[n] for n in program_inputs(asking.at)])
+    _at_point(out, asking, at, loc, set().union(*(P.refs(s) for s in sides), *(P.refs(x) for g in asking.guards for x in g)))
     pr = writer_for(numpy).Printer(loc)
     for div, when in asking.guards:  # a division the condition writes, which SymPy may have cancelled
         zero = f"{pr.code(div, 6)} == 0"
@@ -189,7 +183,7 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
         else:
             labels.append("None")
     about = [literal(q.name), literal(q.find), literal(var.unit), number(exact(var.factor)), literal(comment(q.condition_text))]
-    about += [literal(_NEGATED[asking.condition.op]), f"({', '.join(labels)})", literal(d.text), literal(q.seek)]
+    about += [literal(P.NEGATED[asking.condition.op]), f"({', '.join(labels)})", literal(d.text), literal(q.seek)]
     module.used |= {"_answer", "_admits", "_question_error", "_NoAnswer"} | pr.used
     out.emit("try:")
     out.push()
@@ -200,6 +194,14 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     out.call("raise _question_error", ["e", "_sides", f"({', '.join(about)})", "titles"], " from None")
     module.private.append(out.lines)
     return name
+
+
+def _at_point(out: Out, asking, at: str, loc: Locals, needed: set) -> None:
+    """The at-program run at the question's variable, unpacking only the names the condition reads (`needed`)."""
+    outputs = [*asking.at.outputs, *(f"rows:{t}" for t in asking.at.tables)]
+    names = [loc[n] if n in needed else "_" for n in outputs]
+    if any(n != "_" for n in names):
+        unpack(out, names, at, [loc[n] for n in program_inputs(asking.at)])
 
 
 def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
@@ -213,11 +215,7 @@ def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
     _as_numpy(module, out, [loc[q.find]])
     out.emit("try:")
     out.push()
-    needed = P.refs(asking.condition)
-    outputs = [*asking.at.outputs, *(f"rows:{t}" for t in asking.at.tables)]
-    names = [loc[n] if n in needed else "_" for n in outputs]
-    if any(n != "_" for n in names):
-        unpack(out, names, at, [loc[n] for n in program_inputs(asking.at)])
+    _at_point(out, asking, at, loc, P.refs(asking.condition))
     out.emit(f"return bool({pr.code(asking.condition)})")
     out.pop()
     out.emit("except ChainError:  # the model has no admissible value at x: the conditions do not hold there")
