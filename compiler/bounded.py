@@ -21,6 +21,15 @@ DIGITS = 30  # significant digits of an approximate (too long, or beyond float r
 LN10 = math.log(10)
 HINT_VALUE = "log() and sqrt() need arguments above zero"
 limit = 10_000  # the solver sets this from CHAINC_MAX_EXACT_DIGITS before each run
+# A run keeps a value exact while its fraction is short (SHORT_BITS, numerator and denominator together);
+# a longer one is carried as a binary float, where exactness buys nothing but time (run.py's Runner sets
+# `short` per run, and redoes a run exactly, short = None, when a decision depends on the digits).
+SHORT_BITS = 256
+LONG_BITS = 4096  # a value beyond float range stays exact up to this size, then goes on to 30 digits
+short: int | None = None  # a run's bound on an exact value, in bits (None outside a run: no bound)
+shortened = False  # a value of this run was carried as a float instead of exactly
+probing = False  # a root search's trial point: approximate by nature, its decisions are not redone
+strict = False  # the exact rerun: values exact up to `limit` digits, and no decision asks for another run
 
 
 class Problem(ChainError):
@@ -70,6 +79,8 @@ def power(base, ex):
     if isinstance(ex, int) and isinstance(base, (int, Fraction)):
         b = Fraction(base)
         digits = abs(ex) * math.log10(max(abs(b.numerator), b.denominator)) if abs(b) != 1 else 0
+        if short is not None and not strict and (type(base) is Fraction or ex < 0) and digits * 3.33 > short and digits < 300:
+            return _float_power(b, ex)  # |result| within 1e±300: a float holds it
         if digits <= limit:
             return b**ex
         return _approximate(f"{count(base)} ** {count(ex)}", ex * _log10(b), lambda: _context().power(_dec(b), ex))
@@ -87,6 +98,28 @@ def power(base, ex):
     if math.isfinite(r) and (r != 0 or base == 0):
         return r
     return _approximate(f"{shown(base)} ** {shown(ex)}", float(ex) * _log10(base), lambda: _context().power(_dec(base), _dec(ex)))
+
+
+def _float_power(b: Fraction, ex: int):
+    """A long exact power as a float (computed from the float base: no long intermediate)."""
+    global shortened
+    shortened = True
+    return float(b) ** ex
+
+
+def shorten(v):
+    """v as the run carries it: exact while its fraction is short, else a binary float (exact if beyond float range)."""
+    global shortened
+    if type(v) is Fraction and short is not None and v._numerator.bit_length() + v._denominator.bit_length() > short:
+        try:
+            f = v._numerator / v._denominator
+        except OverflowError:
+            f = math.inf
+        if f == 0 or math.isinf(f):  # beyond float range: exact while it is not long, else to 30 digits
+            return v if v._numerator.bit_length() + v._denominator.bit_length() <= LONG_BITS else rounded(v)
+        shortened = True
+        return f
+    return v
 
 
 def exp(x):

@@ -1,27 +1,38 @@
-"""Running a model's checks on the cold path: solve (or ask) at each check's givens, then compare."""
+"""A model's checks prepared on the cold path (SymPy plans them); compare.run_check runs them, cold and warm."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import lower
-from .compare import outcome, written_for
+from .compare import PreparedCheck, written_for
+from .compare import run_check as run_prepared
 from .errors import ChaincError
 from .ir import Check, Model
 from .numbers import exact
 from .results import CheckOutcome, Query
-from .solver import ask_query, solve_query
+from .solver import prepare, prepare_question, with_forms
 
-__all__ = ["run_check"]
+__all__ = ["prepare_check", "run_check"]
+
+
+def prepare_check(model: Model, check: Check, catalog, gpu: str | None = None, llm: str | None = None) -> PreparedCheck:
+    given = tuple((n, exact(v)) for n, v in check.given)
+    names = frozenset(n for n, _ in given)
+    question = prepare_question(model, catalog, check.question, names, gpu, llm) if check.question else None
+    forward = None if check.question else prepare(model, catalog, Query(given, (), gpu, llm))
+    that = lower.expr(check.that) if check.that is not None else None
+    return PreparedCheck(check, given, question, forward, that, written_for(model, catalog, gpu, llm))
 
 
 def run_check(model: Model, check: Check, catalog, gpu: str | None = None, llm: str | None = None) -> CheckOutcome:
-    given = tuple((n, exact(v)) for n, v in check.given)
-    answer = None
+    """The check's outcome; a planning error (a question that cannot be asked) is its outcome too."""
     try:
-        if check.question:
-            answer = ask_query(model, catalog, check.question, Query(given, (), gpu, llm))
-            solution = answer.solution
-        else:
-            solution = solve_query(model, catalog, Query(given, (), gpu, llm))
+        pc = prepare_check(model, check, catalog, gpu, llm)
     except ChaincError as e:
         return CheckOutcome(check, False, error=e)
-    return outcome(check, solution, answer, lower.expr(check.that) if check.that is not None else None, written_for(model, catalog, gpu, llm))
+    o = run_prepared(pc)
+    if o.solution is None:
+        return o
+    answer = o.answer and replace(o.answer, solution=with_forms(o.answer.solution), boundary_solution=with_forms(o.answer.boundary_solution))
+    return replace(o, solution=with_forms(o.solution), answer=answer)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from . import program as P
+from .errors import ChaincError
+from .execute import Prepared, PreparedQuestion, ask, execute
 from .numbers import exact
 from .results import Answer, CheckOutcome, Expected, Solution
 from .run import evaluate, located
@@ -59,3 +62,30 @@ def outcome(check, solution: Solution, answer: Answer | None, that, other: str) 
     if other:
         return CheckOutcome(check, True, tuple(expected), that_ok, sides, solution, answer, written_for=other)  # a reference, not a failure
     return CheckOutcome(check, ok, tuple(expected), that_ok, sides, solution, answer)
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedCheck:
+    """A check ready to run, cold or warm alike: its givens, the question or forward solve it reads, its relation."""
+
+    check: object  # ir.Check, or portable.CheckInfo on the warm path
+    given: tuple  # (name, base value)
+    question: PreparedQuestion | None
+    forward: Prepared | None
+    that: object  # a program expression, or None
+    other: str  # written_for: '' on the check's own hardware
+
+
+def run_check(pc: PreparedCheck) -> CheckOutcome:
+    """Solve (or ask) at the check's givens and compare; a model error is the check's outcome, not a crash."""
+    given = dict(pc.given)
+    answer = None
+    try:
+        if pc.question is not None:
+            answer = ask(pc.question, given)
+            solution = answer.solution
+        else:
+            solution = execute(pc.forward, given)
+    except ChaincError as e:
+        return CheckOutcome(pc.check, False, error=e)
+    return outcome(pc.check, solution, answer, pc.that, pc.other)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from . import bounded as B
 from . import program as P
@@ -62,6 +63,47 @@ def execute(prep: Prepared, given: dict, find: tuple = (), check_domain: bool = 
     values = {n: _exact(v) for n, v in result.values.items()}
     tables = {t: [{c: _exact(v) for c, v in row.items()} for row in rows] for t, rows in result.tables.items()}
     return Solution(m, prep.plan, prep.program, prep.entries.get("gpu"), prep.entries.get("llm"), values, dict(given), numeric, tables, dict(prep.formulas), result.notes)
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedQuestion:
+    """A question's shape ready to run, cold or warm alike: its rule, the model at a value, its boundary, its parts.
+
+    boundary: the condition solved as an equation for the question's variable (None: the rule searches,
+    as it does where no plan has the boundary, or where the boundary is over whole numbers and so seldom
+    met exactly); parts: (label, PreparedQuestion) of each condition of a several-condition question.
+    """
+
+    rule: Asking
+    at: Prepared
+    boundary: Prepared | None
+    parts: tuple = ()
+
+
+def ask(pq: PreparedQuestion, given: dict) -> Answer:
+    """The answer at these givens (base units): each part's first, then the runtime's rule over the model at x."""
+    rule = pq.rule
+    find = rule.question.find
+
+    @lru_cache(maxsize=256)
+    def at(x) -> Solution:
+        return execute(pq.at, {**given, find: x}, (), False)
+
+    if pq.parts:
+        parts = []
+        for label, part in pq.parts:
+            try:
+                parts.append((label, part.rule.question, ask(part, given)))
+            except NoAnswerError as e:
+                parts.append((label, part.rule.question, e))
+        return answer_question(pq.at.model, rule, at, None, tuple(parts))
+    bsol = None
+    if pq.boundary is not None:
+        try:
+            bsol = execute(pq.boundary, given, (find,))
+        except SolveError:
+            pass  # the boundary has no value at these inputs: the rule searches the domain
+    return answer_question(pq.at.model, rule, at, bsol)
 
 
 def _exact(v):

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from . import program as P
+from .compare import PreparedCheck
 from .errors import Loc
-from .execute import Prepared
+from .execute import Prepared, PreparedQuestion
 from .results import Asking
 
 
@@ -135,7 +136,7 @@ _CLASSES = {
     for c in (
         P.Num, P.Const, P.Ref, P.Add, P.Mul, P.Pow, P.Call, P.Cmp, P.Logic, P.Choice, P.Sum,
         P.Site, P.Assign, P.Guard, P.Check, P.Pick, P.Search, P.Column, P.Loop, P.Domain, P.Program,
-        Loc, VarInfo, TableInfo, QuestionInfo, Expectation, CheckInfo, EntryInfo, ModelInfo, Prepared, Asking,
+        Loc, VarInfo, TableInfo, QuestionInfo, Expectation, CheckInfo, EntryInfo, ModelInfo, Prepared, PreparedQuestion, PreparedCheck, Asking,
     )
 }  # fmt: skip
 

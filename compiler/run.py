@@ -1,8 +1,11 @@
 """Running a Program: expressions compiled to closures, statements executed in order, no SymPy.
 
-Arithmetic is Python's own on exact Fractions (the model's decimals are exact), so
-a rational model computes exactly and rounding at exact integers stays exact;
-roots, logarithms and exponentials give floats. The rules that generated code must
+Arithmetic is Python's own: exact Fractions while a value's fraction is short (the
+model's decimals are exact, so the card's chains compute exactly), binary floats once
+it grows long (bounded.SHORT_BITS: a chain of decimal coefficients would otherwise
+grow its numerators with every equation). Roots, logarithms and exponentials give
+floats. A decision that a carried float could get wrong (a floor, a ceiling or a
+comparison within a few ulps of its edge) redoes the run exactly (`Exactly`). The rules that generated code must
 follow too (domains, picking a root, table rows, bracketed searches) are the
 runtime's (compiler/runtime/), called here and copied there. Anything that is not
 a finite real number where the model is evaluated raises SolveError at the
@@ -41,9 +44,30 @@ def _minmax(fn):
     return f
 
 
+class Exactly(Exception):
+    """A decision on a value carried as a float lies within rounding of its edge: the run is redone exactly."""
+
+
+def _near(a, b) -> bool:
+    """a and b within a few ulps, where one of them is a float the run carried instead of an exact value."""
+    return B.shortened and not B.strict and not B.probing and (type(a) is float or type(b) is float) and abs(a - b) <= 8 * math.ulp(max(abs(a), abs(b)))
+
+
+def _floor(x):
+    if type(x) is float and _near(x, round(x)):
+        raise Exactly
+    return math.floor(x)
+
+
+def _ceil(x):
+    if type(x) is float and _near(x, round(x)):
+        raise Exactly
+    return math.ceil(x)
+
+
 _CALLS = {
-    "floor": math.floor,
-    "ceil": math.ceil,
+    "floor": _floor,
+    "ceil": _ceil,
     "abs": abs,
     "sqrt": B.sqrt,
     "exp": B.exp,
@@ -158,10 +182,9 @@ def hoist(e, row_names: set, found: dict, prefix: str):
     return e
 
 
-EXACT_SUM_BITS = 4096  # a sum's running total stays exact while its fraction fits in this many bits
-
-
 def _whole(x, which: str) -> int:
+    if type(x) is float and math.isfinite(x) and _near(x, round(x)):
+        raise Exactly
     if isinstance(x, complex) or x != x or x % 1 != 0:
         raise B.Problem(f"the {which} bound of a sum is {V.shown(x)}, not a whole number", "a sum runs over whole numbers: wrap the bound in ceil() or floor()")
     return int(x)
@@ -172,7 +195,8 @@ def _finite(add: bool, k: str, lo: int, hi: int, body, env):
 
     The last term is computed first: where any term has no value it is most often the largest, and
     a search that probes a huge bound learns that at once instead of after a million terms. The
-    total stays exact while its fraction is short; past that it is carried to 30 digits.
+    total stays exact while its fraction is short (as every value of a run); past that it is
+    summed in floats (math.fsum), or to 30 digits where its terms leave float range.
     """
     if hi - lo > 10**6:
         raise B.Problem(f"a sum of {hi - lo + 1:,} terms", "sums run over at most a million whole numbers")
@@ -186,7 +210,8 @@ def _finite(add: bool, k: str, lo: int, hi: int, body, env):
         sub[k] = n
         total = total + body(sub) if add else total * body(sub)
         n += 1
-        if add and type(total) is Fraction and total.denominator.bit_length() + total.numerator.bit_length() > EXACT_SUM_BITS:
+        if add and type(total) is Fraction and total._denominator.bit_length() + total._numerator.bit_length() > min(B.short or EXACT_SUM_BITS, EXACT_SUM_BITS):
+            B.shortened = True
             break  # 1/k! terms would grow the common denominator without end: the rest is summed in floats
     if n < hi:
         rest = [float(total)]
@@ -211,8 +236,32 @@ def _fold(op, fs, env):
     return v
 
 
+def _carried(f, env: Env, refs: tuple):
+    """f at env; where a float the run carried leaves float range, f again from its inputs' exact values.
+
+    Exact values have no range: past a float's, they go on as 30-digit approximations (bounded.rounded).
+    """
+    try:
+        v = f(env)
+        if type(v) is not float or math.isfinite(v) or not B.shortened or B.strict or B.probing:
+            return v
+    except OverflowError:
+        if not B.shortened or B.strict or B.probing:
+            raise
+    saved = B.short, B.strict
+    B.short, B.strict = int(B.limit * 3.33), True  # no part of this statement is carried as a float again
+    try:
+        v = f({**env, **{n: Fraction(env[n]) for n in refs if type(env.get(n)) is float and math.isfinite(env[n])}})
+    finally:
+        B.short, B.strict = saved
+    return v
+
+
 def _divide(a, b):
     if type(a) is int and type(b) is int:
+        if B.short is not None and not B.strict and a.bit_length() + b.bit_length() > B.short:
+            B.shortened = True
+            return a / b  # a long quotient as a float: Python rounds int / int correctly, whatever their size
         return Fraction(a, b)
     return a / b
 
@@ -233,6 +282,8 @@ def _compare(op, a, b) -> bool:
     for x in (a, b):
         if isinstance(x, complex) or x != x:
             raise ValueError("a comparison of a value that is not a real number")
+    if _near(a, b):
+        raise Exactly
     return op(a, b)
 
 
@@ -296,6 +347,8 @@ def shown_values(names, env: Env, domains: dict) -> str:
 
 def located(site: P.Site, e: BaseException, expr, env: Env, domains: dict, what: str = "") -> SolveError:
     """A failed evaluation as a located error: the innermost operation that failed, where, and at which values."""
+    if isinstance(e, OverflowError) and B.shortened and not B.strict and not B.probing:
+        raise Exactly from None  # a carried float met a number beyond float range: exact values have no such edge
     found = diagnose(expr, env) if expr is not None else None
     if found is None:
         found = (e.message, e.hint) if isinstance(e, V.ChainError) else ("division by zero", "a divisor is 0 here") if isinstance(e, ZeroDivisionError) else (str(e) or "no value", "check the inputs")
@@ -319,7 +372,7 @@ def _value(v, what: str):
     if t is int:
         return v
     if t is Fraction:
-        return v.numerator if v.denominator == 1 else v
+        return v._numerator if v._denominator == 1 else B.shorten(v)
     if t is bool:
         return int(v)
     return V.real(v, what)
@@ -349,6 +402,19 @@ class Runner:
         self.body = [self._compile(s) for s in program.body]
 
     def __call__(self, inputs: Env) -> Result:
+        """Values exact while short (floats past that); redone exactly where a decision needs the digits."""
+        saved = B.short, B.shortened, B.strict
+        try:
+            B.short, B.shortened, B.strict = B.SHORT_BITS, False, False
+            try:
+                return self._run(inputs)
+            except Exactly:  # exact up to the digits limit, and no decision is redone again
+                B.short, B.shortened, B.strict = int(B.limit * 3.33), False, True
+                return self._run(inputs)
+        finally:
+            B.short, B.shortened, B.strict = saved
+
+    def _run(self, inputs: Env) -> Result:
         env: Env = dict(inputs)
         state = State()
         for run in self.body:
@@ -360,11 +426,11 @@ class Runner:
         return getattr(self, "_" + type(s).__name__.lower())(s)
 
     def _assign(self, s: P.Assign):
-        f, name = compile_expr(s.expr), s.name
+        f, name, refs = compile_expr(s.expr), s.name, tuple(P.refs(s.expr))
 
         def run(env, state):
             try:
-                env[name] = _value(f(env), name)
+                env[name] = _value(_carried(f, env, refs), name)
             except _FAILURES as e:
                 raise located(s.site, e, s.expr, env, self.domains) from None
 
@@ -546,18 +612,27 @@ def _float(x):
 
 
 def _quiet(f) -> float:
-    """A residual at a trial point; a point where the model has no value is nan (stepped over)."""
+    """A residual at a trial point; a point where the model has no value is nan (stepped over).
+
+    A trial point is a float guess: its decisions are not redone exactly, nor are its overflows
+    (the root found is evaluated again as a statement of the run, where they are).
+    """
+    saved = B.probing
+    B.probing = True
     try:
         return f()
     except (SolveError, *_FAILURES):
         return math.nan
+    finally:
+        B.probing = saved
 
 
 def _quiet_vec(f, n: int) -> list:
-    try:
-        return f()
-    except (SolveError, *_FAILURES):
-        return [math.nan] * n
+    v = _quiet(f)
+    return [math.nan] * n if type(v) is float else v
+
+
+EXACT_SUM_BITS = 4096  # the exact rerun's bound on a sum's running total (beyond it: floats, as before)
 
 
 @lru_cache(maxsize=1024)

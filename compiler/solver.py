@@ -20,8 +20,8 @@ import sympy as sp
 
 from . import lower
 from . import program as P
-from .errors import ArgumentError, NoAnswerError, SolveError
-from .execute import Prepared, answer_question, execute
+from .errors import ArgumentError, SolveError
+from .execute import Prepared, PreparedQuestion, ask, execute
 from .ir import Equation, Model, Question, Variable
 from .numbers import exact
 from .plan import make_plan
@@ -112,9 +112,7 @@ def _prepare(model: Model, catalog, entry_ids: tuple, given: frozenset, find: fr
 def solve_query(model: Model, catalog, query: Query) -> Solution:
     """Solve a model for every variable: defaults and the query's givens are known, its finds unknown."""
     prep = prepare(model, catalog, query)
-    s = execute(prep, dict(query.given), tuple(query.find), query.check_domain)
-    chosen = _chosen_forms(prep.plan, s.values)
-    return replace(s, formulas={**s.formulas, **chosen}) if chosen else s
+    return with_forms(execute(prep, dict(query.given), tuple(query.find), query.check_domain))
 
 
 def _chosen_forms(plan: Plan, values: dict) -> dict:
@@ -174,37 +172,47 @@ def asking(model: Model, question: str, given: frozenset = frozenset()) -> Askin
     return Asking(q, lower.expr(q.condition), boundary, at, lo, hi, step, probe, strict, guards)
 
 
-def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
-    """The largest (or smallest) value of the question's variable that meets its condition."""
+def prepare_question(model: Model, catalog, question: str, given: frozenset, gpu: str | None, llm: str | None) -> PreparedQuestion:
+    """A question's shape, planned once: what `ask` runs, cold and warm (the cache stores this object)."""
     if question not in model.questions:
         raise ArgumentError(f"model '{model.name}' has no question '{question}'", None, f"questions: {', '.join(model.questions) or 'none'}")
     q = model.questions[question]
-    given = dict(query.given)
     if q.find in given:
         raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"drop --given {q.find}=...; the question computes it")
-    rule = asking(model, question, frozenset(given))
+    return _prepare_question(model, catalog, question, frozenset(given), gpu, llm)
 
-    @lru_cache(maxsize=256)
-    def at(x) -> Solution:
-        return solve_query(model, catalog, Query(tuple({**given, q.find: x}.items()), (), query.gpu, query.llm, (), False))
 
-    if q.parts:  # each condition on its own first: its limit, or why it has none
-        parts = []
-        for label, name in q.parts:
-            try:
-                parts.append((label, model.questions[name], ask_query(model, catalog, name, query)))
-            except NoAnswerError as e:
-                parts.append((label, model.questions[name], e))
-        return answer_question(model, rule, at, None, tuple(parts))
-    bsol = None
+@lru_cache(maxsize=256)
+def _prepare_question(model: Model, catalog, question: str, given: frozenset, gpu, llm) -> PreparedQuestion:
+    q = model.questions[question]
+    rule = asking(model, question, given)
+    names = tuple((n, 0) for n in sorted(given))
+    at = prepare(model, catalog, Query((*names, (q.find, 0)), (), gpu, llm, (), False))
+    parts = tuple((label, _prepare_question(model, catalog, name, given, gpu, llm)) for label, name in q.parts)
+    boundary = None
     # a boundary over whole numbers (the variable bounds a sum) is seldom met exactly, and the search finds the answer
     whole = rule.boundary is not None and any(isinstance(x, P.Search) and q.find in x.whole for x in P.statements(rule.boundary.body))
     if rule.boundary is not None and not whole:
         try:
-            bsol = solve_query(model, catalog, Query(tuple(given.items()), (q.find,), query.gpu, query.llm, (_boundary_equation(model, q),)))
+            boundary = prepare(model, catalog, Query(names, (q.find,), gpu, llm, (_boundary_equation(model, q),)))
         except SolveError:
             pass
-    return answer_question(model, rule, at, bsol)
+    return PreparedQuestion(rule, at, boundary, parts)
+
+
+def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
+    """The largest (or smallest) value of the question's variable that meets its condition."""
+    given = dict(query.given)
+    a = ask(prepare_question(model, catalog, question, frozenset(given), query.gpu, query.llm), given)
+    return replace(a, solution=with_forms(a.solution), boundary_solution=with_forms(a.boundary_solution))
+
+
+def with_forms(s: Solution | None) -> Solution | None:
+    """A solution with the closed form of each 'solve' step that produced its values (what derivations print)."""
+    if s is None or s.plan is None:
+        return s
+    chosen = _chosen_forms(s.plan, s.values)
+    return replace(s, formulas={**s.formulas, **chosen}) if chosen else s
 
 
 def _boundary_text(condition: str) -> str:

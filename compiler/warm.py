@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 
 from . import cache
-from .errors import NoAnswerError, SolveError
-from .execute import Prepared, answer_question, execute
+from .compare import PreparedCheck, run_check
+from .execute import Prepared, PreparedQuestion, ask, execute
 from .quantities import UnknownUnit, given_value
 
 # --- what an answer depends on ----------------------------------------------------------------------------
@@ -131,7 +130,7 @@ def solve(project, args, given_texts: dict):
             raise _Cold
         return units[text]
 
-    prep = data["question"]["at"] if "question" in data else data["prepared"]
+    prep = data["question"].at if "question" in data else data["prepared"]
     model = prep.model
     try:
         given = {n: given_value(model, n, v, unit) for n, v in given_texts.items()}
@@ -141,7 +140,7 @@ def solve(project, args, given_texts: dict):
         return None
     if "question" not in data:
         return execute(prep, given, tuple(args.find)), None
-    a = _ask(data["question"], given)
+    a = ask(data["question"], given)
     return a.solution, a
 
 
@@ -162,29 +161,25 @@ def check_key(project, names: list[str], gpu: str | None, llm: str | None) -> st
     return cache.key("check", os.getcwd(), [str(layer.root) for layer in project.layers], paths, gpu, llm)
 
 
-def _question_shapes(model, catalog, info, name: str, given: tuple, gpu, llm) -> dict:
+def _stored(pq: PreparedQuestion, info) -> PreparedQuestion:
+    """A prepared question (solver.prepare_question, as cold runs it) as the cache stores it."""
     from .portable import QuestionInfo
-    from .results import Query
-    from .solver import _boundary_equation, asking, prepare
 
-    q = model.questions[name]
-    rule = asking(model, name, frozenset(n for n, _ in given))
-    at = prepare(model, catalog, Query((*given, (q.find, 0)), (), gpu, llm, (), False))
-    boundary = None  # several conditions: none of their own, each part has one
-    if not q.parts:
-        try:
-            boundary = portable(prepare(model, catalog, Query(given, (q.find,), gpu, llm, (_boundary_equation(model, q),))), info)
-        except SolveError:
-            pass
+    q = pq.rule.question
     qi = QuestionInfo(q.name, q.ask, q.find, q.condition_text, q.seek, q.loc)
-    parts = [(label, _question_shapes(model, catalog, info, part, given, gpu, llm)) for label, part in q.parts]
-    return {"rule": replace(rule, question=qi), "at": portable(at, info), "boundary": boundary, "parts": parts}
+    boundary = portable(pq.boundary, info) if pq.boundary is not None else None
+    return PreparedQuestion(replace(pq.rule, question=qi), portable(pq.at, info), boundary, tuple((label, _stored(p, info)) for label, p in pq.parts))
+
+
+def _question_shapes(model, catalog, info, name: str, given: tuple, gpu, llm) -> PreparedQuestion:
+    from .solver import prepare_question
+
+    return _stored(prepare_question(model, catalog, name, frozenset(n for n, _ in given), gpu, llm), info)
 
 
 def remember_check(project, names: list[str], models: list, gpu: str | None, llm: str | None) -> None:
-    """After a cold `chainc check` in which every model loaded and answered: store each model's shapes."""
-    from .compare import written_for
-    from .numbers import exact
+    """After a cold `chainc check` in which every model loaded and answered: store each model's prepared checks."""
+    from .checks import prepare_check
     from .portable import describe
     from .results import Query
     from .solver import prepare
@@ -195,76 +190,32 @@ def remember_check(project, names: list[str], models: list, gpu: str | None, llm
         g, l_ = (gpu if model.gpu else None), (llm if model.llm else None)
         info = describe(model)
         checks = []
-        for c in model.checks:
-            given = tuple((n, exact(v)) for n, v in c.given)
-            if c.question:
-                checks.append({"question": _question_shapes(model, catalog, info, c.question, given, g, l_)})
-            else:
-                checks.append({"prepared": portable(prepare(model, catalog, Query(given, (), g, l_)), info)})
+        for c, ci in zip(model.checks, info.checks):
+            pc = prepare_check(model, c, catalog, g, l_)
+            question = _stored(pc.question, info) if pc.question is not None else None
+            forward = portable(pc.forward, info) if pc.forward is not None else None
+            checks.append(PreparedCheck(ci, pc.given, question, forward, ci.that, pc.other))
         bundles.append(
             {
                 "model": info,
                 "forward": portable(prepare(model, catalog, Query((), (), g, l_)), info),
                 "questions": {name: _question_shapes(model, catalog, info, name, (), g, l_) for name in model.questions},
                 "checks": checks,
-                "written_for": written_for(model, catalog, g, l_),
             }
         )
         deps += dependencies(project, model, g, l_)
     cache.store(check_key(project, names, gpu, llm), deps, bundles)
 
 
-def _ask(shapes: dict, given: dict):
-    rule = shapes["rule"]
-
-    @lru_cache(maxsize=256)
-    def at(x):
-        return execute(shapes["at"], {**given, rule.question.find: x}, (), False)
-
-    parts = []
-    for label, part in shapes["parts"]:  # several conditions: each one's own answer first, as cold
-        try:
-            parts.append((label, part["rule"].question, _ask(part, given)))
-        except NoAnswerError as e:
-            parts.append((label, part["rule"].question, e))
-    if parts:
-        return answer_question(shapes["at"].model, rule, at, None, tuple(parts))
-    bsol = None
-    if shapes["boundary"] is not None:
-        try:
-            bsol = execute(shapes["boundary"], given, (rule.question.find,))
-        except SolveError:
-            bsol = None
-    return answer_question(shapes["at"].model, rule, at, bsol)
-
-
 def check(project, names: list[str], gpu: str | None, llm: str | None):
-    """[(model info, outcomes)] of `chainc check` from the cache, or None."""
-    from .compare import outcome
-    from .errors import ChaincError
-    from .results import CheckOutcome
-
+    """[(model info, outcomes)] of `chainc check` from the cache, or None: the cold run's prepared checks, run again."""
     bundles = cache.load(check_key(project, names, gpu, llm))
     if bundles is None:
         return None
     out = []
     for b in bundles:
-        info = b["model"]
         execute(b["forward"], {})  # every model solves forward and answers every question (errors raise, as cold)
-        for shapes in b["questions"].values():
-            _ask(shapes, {})
-        outcomes = []
-        for c, shapes in zip(info.checks, b["checks"]):
-            given = dict(c.given)
-            try:
-                if "question" in shapes:
-                    answer = _ask(shapes["question"], given)
-                    solution = answer.solution
-                else:
-                    answer, solution = None, execute(shapes["prepared"], given)
-            except ChaincError as e:
-                outcomes.append(CheckOutcome(c, False, error=e))
-                continue
-            outcomes.append(outcome(c, solution, answer, c.that, b["written_for"]))
-        out.append((info, tuple(outcomes)))
+        for pq in b["questions"].values():
+            ask(pq, {})
+        out.append((b["model"], tuple(run_check(pc) for pc in b["checks"])))
     return out

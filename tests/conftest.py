@@ -47,6 +47,33 @@ FUZZ_SECONDS: Counter = Counter()
 FUZZ_SLOWEST: dict[str, tuple[float, str]] = {}
 
 
+# Slow tests are marked where they are collected, so a new one cannot be forgotten: a module of
+# long searches, or a test (or a fixture it uses) that drives an external engine through tools.require
+# or a recalculation helper. `pytest -m "not slow"` is the inner loop; CI runs everything.
+SLOW_MODULES = {"test_agreement", "test_fuzz", "test_install"}
+SLOW_WORDS = ("require(", "recalc", "pdflatex", "soffice")
+
+
+def _drives_a_tool(item) -> bool:
+    import inspect
+
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
+    for f in [getattr(item, "function", None), *(d.func for ds in defs.values() for d in ds)]:
+        try:
+            text = inspect.getsource(f)
+        except (TypeError, OSError):
+            continue
+        if any(w in text for w in SLOW_WORDS):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module.__name__.rsplit(".", 1)[-1] in SLOW_MODULES or _drives_a_tool(item):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def project() -> Project:
     return Project(ROOT)
