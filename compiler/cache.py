@@ -37,6 +37,7 @@ MAGIC = b"chainc-plan"  # an entry's first line: MAGIC, FORMAT, its MAC in hex
 KEY_BYTES = 32
 STARTED = time.time_ns()  # a dependency modified after this may not be what the command read
 SLACK_NS = 20_000_000  # file times come from a coarse clock (a few ms behind)
+COARSE_NS = 2_000_000_000  # ... or are kept to the second (FAT: two)
 
 
 def folder() -> Path:
@@ -122,7 +123,7 @@ def _read_key(path: Path) -> bytes:
 
 def _make_key(path: Path) -> None:
     """Write a fresh key beside the cache, atomically: whole or not at all, and never over another process's."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _folders(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key-")  # O_CREAT | O_EXCL, mode 0600
     try:
         with os.fdopen(fd, "wb") as f:
@@ -139,6 +140,16 @@ def _make_key(path: Path) -> None:
                 f.write(Path(tmp).read_bytes())
     finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+def _folders(path: Path) -> None:
+    """The cache's folders, each made private to the user (the folder above it may be shared)."""
+    root = folder()
+    root.parent.mkdir(parents=True, exist_ok=True)
+    root.mkdir(exist_ok=True, mode=0o700)
+    for part in path.relative_to(root).parts:
+        root = root / part
+        root.mkdir(exist_ok=True, mode=0o700)
 
 
 def _header(secret: bytes, body: bytes) -> bytes:
@@ -179,8 +190,10 @@ def _changed_since_start(paths: list[Path]) -> bool:
                 st = os.stat(p, follow_symlinks=follow)
             except OSError:
                 continue
-            if st.st_mtime_ns > STARTED - SLACK_NS or st.st_ctime_ns > STARTED - SLACK_NS:
-                return True
+            for ns in (st.st_mtime_ns, st.st_ctime_ns):
+                slack = COARSE_NS if ns % 1_000_000_000 == 0 else SLACK_NS  # whole seconds: a file system that keeps no finer time
+                if ns > STARTED - slack:
+                    return True
     return False
 
 
@@ -200,7 +213,7 @@ def store(k: str, deps: list[Path], data) -> None:
             return  # edited while we ran: the next run plans afresh and stores
         body = json.dumps({"version": __version__, "format": FORMAT, "key": k, "deps": recorded, "data": encode(data)}).encode()
         target = _path(k)
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _folders(target.parent)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "wb") as f:

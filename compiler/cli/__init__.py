@@ -117,7 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "cache",
         help="the plan cache: where it is, or clear it",
-        description="Repeated commands answer from prepared plans kept in the user's cache folder ($CHAINC_CACHE_DIR, else the platform's); stale entries are rebuilt.",
+        description="Repeated commands answer from prepared plans kept in the user's cache folder ($CHAINC_CACHE_DIR, else the platform's), authenticated with a key of the user's; stale or altered entries are rebuilt. clear removes only chainc's own files.",
         epilog="examples:\n  chainc cache path\n  chainc cache clear\n  chainc cache clear --force   # the folder holds other files too: they stay",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
