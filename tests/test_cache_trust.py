@@ -21,6 +21,7 @@ import pytest
 
 from chainc import cache
 from chainc.cli import main
+from chainc.deps import UNRESOLVED
 from chainc.portable import decode, encode
 
 from .conftest import ROOT
@@ -177,6 +178,40 @@ def test_every_flipped_byte_is_a_miss_with_the_cold_answer(goodput):
     assert run.warm("solve", "goodput", "--json") == cold
 
 
+def test_every_flipped_byte_of_a_check_entry_is_a_miss(tmp_path, monkeypatch, capsys):
+    run = Runs(tmp_path / "cache", ROOT, monkeypatch, capsys)
+    cold = run("check", "goodput", "hol-blocking")
+    assert cold[0] == 0 and run.warm("check", "goodput", "hol-blocking") == cold
+    (entry,) = entries(tmp_path / "cache")
+    original = entry.read_bytes()
+    for i in sorted({i * (len(original) - 1) // 11 for i in range(12)}):
+        b = bytearray(original)
+        b[i] ^= 0x04
+        entry.write_bytes(bytes(b))
+        hits = run.hits
+        assert run("check", "goodput", "hol-blocking") == cold and run.hits == hits, f"byte {i}"
+
+
+def test_an_entry_whose_files_cannot_all_be_named_is_not_written(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHAINC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "STARTED", time.time_ns() + 10**9)
+    (tmp_path / "dep").write_text("x")
+    cache.store("cd" * 32, [tmp_path / "dep", UNRESOLVED], {"n": 1})
+    assert cache.load("cd" * 32) is None and entries(tmp_path / "cache") == []
+    cache.store("cd" * 32, [tmp_path / "dep"], {"n": 1})  # the control
+    assert cache.load("cd" * 32) == {"n": 1}
+    (tmp_path / "dep").write_text("y")
+    assert cache.load("cd" * 32) is None
+
+
+def test_an_entry_is_not_written_from_a_file_edited_while_the_command_ran(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHAINC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "STARTED", time.time_ns())
+    (tmp_path / "dep").write_text("edited after the command began")
+    cache.store("ef" * 32, [tmp_path / "dep"], {"n": 1})
+    assert entries(tmp_path / "cache") == []
+
+
 def _forge(entry: Path, secret: bytes | None) -> float:
     """The entry with the bandwidth default 1.4 times as large, its dependency hashes kept; MAC'd with secret, or its old header."""
     head, _, body = entry.read_bytes().partition(b"\n")
@@ -213,7 +248,7 @@ def test_a_verified_entry_that_does_not_run_is_answered_cold(goodput):
         assert run("solve", "goodput", "--json") == cold
 
 
-@pytest.mark.parametrize("bad", ["mode 0644", "a symlink", "a folder", "short", "unreadable"])
+@pytest.mark.parametrize("bad", ["mode 0644", "another owner", "a symlink", "a folder", "short", "unreadable"])
 def test_a_key_not_of_this_user_alone_turns_the_cache_off(tmp_path, monkeypatch, capsys, bad):
     folder = tmp_path / "cache"
     folder.mkdir()
@@ -221,6 +256,12 @@ def test_a_key_not_of_this_user_alone_turns_the_cache_off(tmp_path, monkeypatch,
     if bad == "mode 0644":
         key.write_bytes(os.urandom(cache.KEY_BYTES))
         key.chmod(0o644)
+    elif bad == "another owner":
+        if not hasattr(os, "geteuid") or os.geteuid() != 0:
+            pytest.skip("giving a file to another user needs root")
+        key.write_bytes(os.urandom(cache.KEY_BYTES))
+        key.chmod(0o600)
+        os.chown(key, 12345, -1)
     elif bad == "a symlink":
         (tmp_path / "elsewhere").write_bytes(os.urandom(cache.KEY_BYTES))
         (tmp_path / "elsewhere").chmod(0o600)
