@@ -16,49 +16,9 @@ from pathlib import Path
 
 from . import cache
 from .compare import PreparedCheck, run_check
+from .deps import dependencies
 from .execute import Prepared, PreparedQuestion, ask, execute
 from .quantities import UnknownUnit, given_value
-
-# --- what an answer depends on ----------------------------------------------------------------------------
-
-
-def _shadows(project, kind_folder: str, name: str, found: Path) -> list[Path]:
-    """The files that would take an id's place if they appeared: the same name in earlier layers."""
-    out = []
-    for layer in project.layers:
-        candidate = layer.root / kind_folder / f"{name}.yaml"
-        if candidate.resolve() == Path(found).resolve():
-            break
-        out.append(candidate)
-    return out
-
-
-def dependencies(project, model, gpu: str | None, llm: str | None) -> list[Path]:
-    """Every file a model's answers read, and the files that would override them."""
-    deps: list[Path] = []
-    seen = set()
-
-    def visit(m, gpu, llm):
-        if id(m) in seen:
-            return
-        seen.add(id(m))
-        path = Path(m.path).resolve()
-        deps.append(path)
-        deps.extend(_shadows(project, "models", path.stem, path))
-        for kind, chosen, default in (("gpu", gpu, m.gpu), ("llm", llm, m.llm)):
-            entry_id = chosen or default
-            if entry_id:
-                folder = {"gpu": "hardware/gpus", "llm": "hardware/llms"}[kind]
-                found = project.catalog.path(kind, entry_id)
-                if found is not None:
-                    deps.append(found)
-                    deps.extend(_shadows(project, folder, entry_id, found))
-                deps.extend(layer.root / folder / "fields.yaml" for layer in project.layers)
-        for _, other in m.imports:
-            visit(other, gpu if other.gpu else None, llm if other.llm else None)
-
-    visit(model, gpu, llm)
-    return deps
 
 
 def _entries(prep: Prepared) -> dict:

@@ -117,11 +117,12 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "cache",
         help="the plan cache: where it is, or clear it",
-        description="Repeated commands answer from prepared plans kept in the user's cache folder ($CHAINC_CACHE_DIR, else the platform's); stale entries are rebuilt.",
-        epilog="examples:\n  chainc cache path\n  chainc cache clear",
+        description="Repeated commands answer from prepared plans kept in the user's cache folder ($CHAINC_CACHE_DIR, else the platform's), authenticated with a key of the user's; stale or altered entries are rebuilt. clear removes only chainc's own files.",
+        epilog="examples:\n  chainc cache path\n  chainc cache clear\n  chainc cache clear --force   # the folder holds other files too: they stay",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    s.add_argument("action", choices=["path", "clear"], help="path: print the folder; clear: remove every entry")
+    s.add_argument("action", choices=["path", "clear"], help="path: print the folder; clear: remove chainc's entries (only them)")
+    s.add_argument("--force", action="store_true", help="clear: remove chainc's entries even from a folder that holds other files (those stay)")
 
     sub.add_parser("schema", help="print the model file's JSON Schema", description="Print the JSON Schema of model files, for editors.", epilog="example: chainc schema > model.schema.json")
     return p

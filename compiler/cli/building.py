@@ -82,9 +82,20 @@ def cmd_schema(args, project: Project, out: Console) -> int:
 def cmd_cache(args, project: Project, out: Console) -> int:
     from .. import cache
 
-    if args.action == "clear":
-        n = cache.clear()
-        out.print(plain(f"removed {n} cached plan{'s' if n != 1 else ''} from {cache.folder()}"))
-    else:
-        out.print(plain(str(cache.folder())))
+    root = cache.folder()
+    if args.action != "clear":
+        out.print(plain(str(root)))
+        return 0
+    if root.exists() and not root.is_dir():
+        raise ArgumentError(f"the cache folder {root} is a file", None, "point CHAINC_CACHE_DIR at a folder")
+    removed, foreign = cache.clear(force=args.force)
+    names = ", ".join(display_path(p) + ("/" if p.is_dir() and not p.is_symlink() else "") for p in foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+    if foreign and not args.force:
+        raise ArgumentError(
+            f"the cache folder {root} holds {len(foreign)} file{'s' if len(foreign) != 1 else ''} chainc did not write: {names}; nothing was removed",
+            None,
+            "move them elsewhere (or point CHAINC_CACHE_DIR at a folder of chainc's own), or pass --force to remove chainc's entries and leave those files",
+        )
+    left = f"; left {len(foreign)} file{'s' if len(foreign) != 1 else ''} that chainc did not write: {names}" if foreign else ""
+    out.print(plain(f"removed {removed} cached plan{'s' if removed != 1 else ''} from {root}{left}"))
     return 0

@@ -70,6 +70,8 @@ def _warm(project: Project, names: list[str], args):
         hit = check(project, names, args.gpu, args.llm)
     except ChaincError:
         return None  # the cold run says it properly
+    except Exception:  # noqa: BLE001 - an entry that verified but does not run: plan afresh, never a traceback
+        return None
     return None if hit is None else [(name, info, outcomes) for name, (info, outcomes) in zip(names, hit)]
 
 

@@ -8,8 +8,9 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from .. import cache  # noqa: F401 - its clock starts before a model is read (an entry records files as they were then)
 from ..backends.json_report import solution_json
-from ..errors import ArgumentError
+from ..errors import ArgumentError, ChaincError
 from ..format import fmt
 from ..numbers import in_unit
 from ..project import Project
@@ -63,7 +64,12 @@ def _warm(project: Project, args, given: dict):
         return None
     from ..warm import solve as warm_solve
 
-    hit = warm_solve(project, args, given)
+    try:
+        hit = warm_solve(project, args, given)
+    except ChaincError:
+        raise  # the answer's own error, as the cold run gives it
+    except Exception:  # noqa: BLE001 - an entry that verified but does not run: plan afresh, never a traceback
+        return None
     if hit is not None and args.find:
         finds(hit[0].model, args.find)  # the same checks of --find as a cold run
     return hit

@@ -1,0 +1,72 @@
+"""What a model's answers depend on: every file whose change could change them, for the plan cache's key.
+
+The model file; every model it imports or joins (`uses: models:`), by id or by a
+path next to it, transitively; every catalog entry it reads (the chosen one, the
+model's default, the importer's for a joined model) and `fields.yaml`; and, for
+each id, the file of that name in every layer, so that a file appearing in an
+earlier layer (a project's own `hardware/gpus/h100-sxm.yaml`) is noticed. A path
+is recorded as written and as resolved, so a symlink pointed elsewhere is noticed
+too. Over-including is safe (an entry is rebuilt more often); missing a file is not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .catalog import KINDS
+
+UNRESOLVED = Path()  # not absolute: cache.store writes no entry whose dependencies it could not name
+
+
+def dependencies(project, model, gpu: str | None, llm: str | None) -> list[Path]:
+    """Every file a model's answers read, and the files that would take their place if they appeared."""
+    deps: list[Path] = []
+    seen: set[Path] = set()
+
+    def by_id(kind_folder: str, name: str) -> None:
+        deps.extend(layer.root / kind_folder / f"{name}.yaml" for layer in project.layers)
+
+    def entries(kind: str, ids) -> None:
+        folder = f"hardware/{KINDS[kind]}"
+        deps.extend(layer.root / folder / "fields.yaml" for layer in project.layers)
+        for entry_id in sorted({i for i in ids if i}):
+            by_id(folder, entry_id)
+            found = project.catalog.path(kind, entry_id)
+            if found is not None:
+                deps.append(found)
+
+    def visit(m, gpu, llm) -> None:
+        path = Path(m.path).resolve()
+        if path in seen:
+            return
+        seen.add(path)
+        deps.append(path)
+        by_id("models", path.stem)
+        entries("gpu", (gpu, m.gpu))
+        entries("llm", (llm, m.llm))
+        gpu, llm = gpu or m.gpu, llm or m.llm  # what the model runs on: a joined model runs on it too
+        for other in _imported(project, path, deps):
+            visit(other, gpu, llm)
+        for _, other in m.imports:
+            visit(other, gpu if other.gpu else None, llm if other.llm else None)
+
+    visit(model, gpu, llm)
+    return deps
+
+
+def _imported(project, path: Path, deps: list[Path]) -> list:
+    """The models a file names under `uses: models:` (value imports and joins), resolved as loading resolves them."""
+    from .source import load_yaml
+
+    try:
+        uses = load_yaml(path).data.get("uses") or {}
+        out = []
+        for spec in (uses.get("models") or {}).values():
+            name = str(spec["model"] if isinstance(spec, dict) else spec)
+            if name.endswith(".yaml") or "/" in name:
+                deps.append(path.parent / name)  # as written: a symlink there that is pointed elsewhere changes its digest
+            out.append(project.imported(name, None, (), near=path.parent))
+        return out
+    except Exception:  # noqa: BLE001 - the file changed since it loaded (or cannot be read now): remember nothing
+        deps.append(UNRESOLVED)
+        return []
