@@ -4,7 +4,10 @@ An elasticity of 0.8 says a 1% larger input makes the result 0.8% larger. Where 
 result has a closed form in the inputs, the derivative is SymPy's (exact, then
 evaluated); otherwise it is a central difference of two solves, 0.01% either side
 of the input (whole-number inputs one unit either side). A question's answer has
-sensitivities too: those of its boundary, before rounding.
+sensitivities too: those of its boundary b, before rounding. Where b has no closed
+form it is implicit, F(b, x) = 0 with F the condition's two sides' difference, so
+db/dx = -(dF/dx) / (dF/db): four forward solves at the boundary per input, where
+re-asking the question would run its whole search twice per input.
 """
 
 from __future__ import annotations
@@ -71,6 +74,57 @@ def _numeric(target_at, x: str, xv, integer: bool) -> float | None:
     return (math.log(y1) - math.log(y0)) / (math.log(float(hi)) - math.log(float(lo)))
 
 
+def _implicit(model: Model, catalog, q, query: Query, b):
+    """x -> the elasticity of the boundary b in x from F(b, x) = 0 (None where F has no derivative there)."""
+    from . import lower
+    from .run import evaluate
+
+    cond = lower.expr(q.condition)
+    if not hasattr(cond, "left"):
+        return None
+    given = dict(query.given)
+
+    def F(at: dict) -> float:
+        s = solve_query(model, catalog, replace(query, given=tuple({**given, **at}.items()), check_domain=False))
+        return float(evaluate(cond.left, s.values)) - float(evaluate(cond.right, s.values))
+
+    b = exact(b)
+    try:
+        db = (F({q.find: b * (1 + exact(H))}) - F({q.find: b * (1 - exact(H))})) / (2 * float(H) * float(b))
+    except (ChaincError, ArithmeticError, ValueError, TypeError):
+        return None
+    if not db or not math.isfinite(db) or b <= 0:
+        return None
+
+    def root(x: str, v) -> float:
+        """The boundary with x at v: secant steps on F from b (a whole-number step moves it too far to linearise)."""
+        x0, f0 = float(b), F({q.find: b, x: v})
+        x1 = x0 - f0 / db
+        for _ in range(30):
+            f1 = F({q.find: exact(x1), x: v})
+            if f1 == 0 or abs(x1 - x0) <= 1e-13 * abs(x1):
+                return x1
+            x0, f0, x1 = x1, f1, x1 - f1 * (x1 - x0) / (f1 - f0)
+        raise ValueError("the boundary's secant steps did not settle")
+
+    def elasticity(x: str, xv, integer: bool) -> float | None:
+        xv = exact(xv)
+        lo, hi = (xv - 1, xv + 1) if integer and abs(xv) >= 2 else (xv * (1 - exact(H)), xv * (1 + exact(H)))
+        if lo <= 0:
+            return None
+        try:
+            if integer:
+                y0, y1 = root(x, lo), root(x, hi)
+                e = (math.log(y1) - math.log(y0)) / (math.log(float(hi)) - math.log(float(lo))) if y0 > 0 and y1 > 0 else None
+            else:
+                e = -(F({q.find: b, x: hi}) - F({q.find: b, x: lo})) / float(hi - lo) / db * float(xv) / float(b)
+        except (ChaincError, ArithmeticError, ValueError, TypeError):
+            return None
+        return e + 0.0 if e is not None and math.isfinite(e) else None  # + 0.0: no -0 in a table
+
+    return elasticity
+
+
 def sensitivities(model: Model, catalog, query: Query, target: str | None = None, question: str | None = None) -> tuple[Sensitivity, ...]:
     """Every input's elasticity on `target` (a computed variable) or on a question's boundary, largest first."""
     if question is not None:
@@ -85,6 +139,8 @@ def sensitivities(model: Model, catalog, query: Query, target: str | None = None
         def target_at_(x, v):
             return ask_query(model, catalog, question, replace(query, given=(*((k, w) for k, w in query.given if k != x), (x, v)))).boundary
 
+        implicit = _implicit(model, catalog, q, query, target_value) if form is None and base is not None else None
+
     else:
         ref = solve_query(model, catalog, query)
         name = target
@@ -95,6 +151,8 @@ def sensitivities(model: Model, catalog, query: Query, target: str | None = None
         def target_at_(x, v):
             return solve_query(model, catalog, replace(query, given=(*((k, w) for k, w in query.given if k != x), (x, v)), check_domain=False)).values[name]
 
+        implicit = None
+
     out = []
     for x in sorted(known, key=list(model.variables).index):
         var = model.variables[x]
@@ -103,6 +161,8 @@ def sensitivities(model: Model, catalog, query: Query, target: str | None = None
         e, method = (None, "symbolic")
         if form is not None:
             e = _symbolic(model, ref, form, target_value, x)
+        if e is None and implicit is not None:
+            e, method = implicit(x, xv, var.domain.integer), "numeric"
         if e is None:
             e, method = _numeric(lambda v, x=x: target_at_(x, v), x, xv, var.domain.integer), "numeric"
         note = "" if e is not None else ("the target is 0 here" if float(target_value) == 0 else "undefined here")
