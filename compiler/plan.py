@@ -43,15 +43,31 @@ def _plan_block(model: Model, block: Block) -> Step:
     residuals = [eq.residual for eq in block.equations]
     if any(_involved_in_non_invertible(r, set(syms)) for r in residuals):
         return Step(block.unknowns, block.equations, "numeric")
-    try:
-        found = sp.solve(residuals, syms, dict=True, check=False)  # roots are filtered by domain when evaluated
-    except (NotImplementedError, ValueError, TypeError):
-        found = []
+    found = _solve(residuals, syms)
     found = [s for s in found if all(sym in s for sym in syms)]
     if not found:
         return Step(block.unknowns, block.equations, "numeric")
     by_name = tuple({n: s[sym] for n, sym in zip(block.unknowns, syms)} for s in found)
     return Step(block.unknowns, block.equations, "solve", by_name)
+
+
+def _solve(residuals: list, syms: list) -> list[dict]:
+    """sp.solve of a block, memoised by the block's shape: its symbols renamed in order, so a chain of
+    blocks alike but for their names (x_i**2 + x_i = x_(i-1)**2 * k, a thousand times) is solved once."""
+    others = sorted({x for r in residuals for x in r.free_symbols} - set(syms), key=lambda x: x.name)
+    order = [*syms, *others]
+    to = {x: sp.Symbol(f"_shape{i}", **x.assumptions0) for i, x in enumerate(order)}
+    back = {v: k for k, v in to.items()}
+    found = _solve_shape(tuple(r.xreplace(to) for r in residuals), tuple(to[x] for x in syms))
+    return [{back[k]: v.xreplace(back) for k, v in sol.items()} for sol in found]
+
+
+@lru_cache(maxsize=4096)
+def _solve_shape(residuals: tuple, syms: tuple) -> tuple:
+    try:
+        return tuple(sp.solve(list(residuals), list(syms), dict=True, check=False))  # roots are filtered by domain when evaluated
+    except (NotImplementedError, ValueError, TypeError):
+        return ()
 
 
 def tear(model: Model, step: Step) -> tuple[list[tuple[str, sp.Expr, Equation]], list[str], list[Equation]]:

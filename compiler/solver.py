@@ -118,14 +118,17 @@ def solve_query(model: Model, catalog, query: Query) -> Solution:
 def _chosen_forms(plan: Plan, values: dict) -> dict:
     """The closed form of each 'solve' step that produced the values (the admissible candidate)."""
     out = {}
+    names = {q.sym: n for n in values if (q := plan.model.quantity(n)) is not None}
     for s in plan.steps:
         if s.method != "solve":
             continue
         if len(s.candidates) == 1:
             out.update(s.candidates[0])
             continue
-        # a float's exact binary value: nsimplify would search for a closed form of every value (PSLQ, ~30 ms each)
-        subs = {plan.model.quantity(n).sym: sp.Rational(v) for n, v in values.items() if plan.model.quantity(n) is not None}
+        # a float's exact binary value: nsimplify would search for a closed form of every value (PSLQ, ~30 ms each);
+        # only the symbols the candidates read (all values at every step made a long chain quadratic)
+        used = set().union(*(e.free_symbols for c in s.candidates for e in c.values()))
+        subs = {sym: sp.Rational(values[n]) for sym in used if (n := names.get(sym)) is not None and n in values}
         best = None
         for c in s.candidates:
             try:
