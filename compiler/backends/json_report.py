@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import ChaincError, CheckFailed
 from ..format import sci
-from ..numbers import display
+from ..numbers import display, exact
 from ..results import Answer, CatalogReport, Report, Solution
 from . import BuildOptions, write_atomic
 
@@ -17,6 +17,19 @@ def number(q, base) -> float | str:
     """A value in its display unit; beyond float range, a string of 16 significant figures (JSON has no Infinity)."""
     x = display(base, q.factor)
     return x if isinstance(x, float) and math.isfinite(x) else sci(x, 16)
+
+
+def _rows(columns, rows: list) -> list:
+    """A table's rows in display units; each column's factor made exact once, not once per cell."""
+    cols = [(c.name, _Factor(exact(c.factor))) for c in columns]
+    return [{name: number(f, row[name]) for name, f in cols} for row in rows]
+
+
+class _Factor:
+    __slots__ = ("factor",)
+
+    def __init__(self, factor):
+        self.factor = factor
 
 
 def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
@@ -29,7 +42,7 @@ def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
         "values": {n: {"value": number(v, solution.values[n]), "unit": v.unit} for n, v in m.variables.items()},
         "numeric": sorted(solution.numeric),
         "notes": list(solution.notes),
-        "tables": {name: [{c.name: number(c, row[c.name]) for c in m.tables[name].columns} for row in rows] for name, rows in solution.tables.items()},
+        "tables": {name: _rows(m.tables[name].columns, rows) for name, rows in solution.tables.items()},
     }
     if answer is not None:
         var = m.variables[answer.question.find]
