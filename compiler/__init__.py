@@ -6,6 +6,7 @@
     r.value("tpot")                  # 10.504... (a float in the display unit)
     chainc.ask("goodput", "max_batch").answer()           # 64
     chainc.evaluate("goodput")       # a Report: values, every question's answer, every check
+    print(chainc.explain(r))         # the derivation: every step with its formula and numbers
 
 The source folder is `compiler/`; it is installed and imported as `chainc`.
 """
@@ -15,7 +16,7 @@ __version__ = "0.1.0"
 # The public names, imported on first use (PEP 562): `chainc` on the command line starts
 # without SymPy or pint when its answer is cached (the warm path).
 _EXPORTS = {
-    "ask": "api", "evaluate": "api", "run_checks": "api", "solve": "api",
+    "ask": "api", "evaluate": "api", "explain": "api", "run_checks": "api", "solve": "api",
     "ChaincError": "errors", "ModelError": "errors", "SolveError": "errors", "StructureError": "errors", "UnitError": "errors",
     "Project": "project", "Answer": "results", "Report": "results", "Solution": "results",
 }  # fmt: skip

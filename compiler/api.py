@@ -77,6 +77,13 @@ def evaluate(model: Model | str, gpu: str | None = None, llm: str | None = None,
     return _evaluate(model, project.catalog, gpu, llm, {**(given or {}), **values}, source=project.source)
 
 
+def explain(solution: Solution) -> str:
+    """The derivation of a solution as text: every step with its formula and numbers (`chainc solve --explain`)."""
+    from .backends.text import text_lines
+
+    return "\n".join(text_lines(solution))
+
+
 def run_checks(model: Model | str, project: Project | None = None, gpu: str | None = None, llm: str | None = None) -> list[CheckOutcome]:
     """Solve the model forward and answer its questions (errors raise), then run every check."""
     model, project = _resolve(model, project)

@@ -91,15 +91,8 @@ class Solution(Values):
         return f"<p><b>{html.escape(self._title())}</b></p>" + self._html_values()
 
     def _repr_markdown_(self) -> str:
-        from .backends.text import text_lines
-
-        return f"**{self._title()}**\n\n```\n" + "\n".join(text_lines(self)) + "\n```\n"
-
-    def sym_values(self) -> dict:
-        """values as SymPy numbers (for the printers that substitute into SymPy expressions)."""
-        import sympy as sp
-
-        return {n: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sp.Integer(v) if isinstance(v, int) else sp.Float(v, 17) for n, v in self.values.items()}
+        """The values as text; the derivation is chainc.explain(solution) (a printer: results import none)."""
+        return f"**{self._title()}**\n\n```\n" + "\n".join(self._summary()) + "\n```\n"
 
 
 @dataclass(frozen=True)

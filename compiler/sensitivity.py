@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
@@ -50,7 +51,7 @@ def _symbolic(model: Model, solution: Solution, form: sp.Expr, target_value, x: 
     sym = model.variables[x].sym
     if sym not in form.free_symbols:
         return 0.0
-    subs = solution.sym_values()
+    subs = {n: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sp.Integer(v) if isinstance(v, int) else sp.Float(v, 17) for n, v in solution.values.items()}
     syms = {model.quantity(n).sym: v for n, v in subs.items() if model.quantity(n) is not None}
     d = sp.diff(form, sym).xreplace(syms)
     try:

@@ -61,9 +61,11 @@ def test_html_escapes_model_text(tmp_path):
     assert "<script>" not in html and "&lt;script&gt;" in html and "<b>x</b>" not in html
 
 
-def test_markdown_is_the_derivation():
-    md = chainc.solve("littles-law")._repr_markdown_()
-    assert md.startswith("**Little's law") and "step 1:" in md
+def test_markdown_shows_the_values_and_explain_the_derivation():
+    s = chainc.solve("littles-law")
+    md = s._repr_markdown_()
+    assert md.startswith("**Little's law") and "in_system" in md
+    assert "step 1:" in chainc.explain(s)
 
 
 def test_to_dataframe():
