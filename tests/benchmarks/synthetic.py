@@ -55,7 +55,7 @@ def mixed(n: int, name: str | None = None) -> str:
         "  max_k:",
         "    ask: The largest growth factor whose ninth value meets the target",
         "    find: k",
-        "    such_that: x_9 <= target",
+        f"    such_that: x_{min(9, n - 1)} <= target",
         "    seek: max",
     ]
     return "\n".join(lines) + "\n"
