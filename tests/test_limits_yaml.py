@@ -7,8 +7,10 @@ import subprocess
 import sys
 import textwrap
 
+import jsonschema
 import pytest
 
+from chainc import schema
 from chainc.errors import ModelError
 from chainc.limits import LIMITS
 from chainc.source import load_yaml
@@ -104,3 +106,37 @@ def test_billion_laughs_is_refused_before_expansion_in_bounded_memory():
     assert got["message"] == ["aliases add more than 10,000 YAML values to the file, counting each use of an alias as a copy", 9, 10]
     assert got["seconds"] < 2  # the walk stops after 10,000 copies; expanded, the file would never load
     assert got["grown_kib"] < 50 * 1024  # the expansion would take tens of gigabytes
+
+
+# --- schema validation of a big model: an equal value is validated once ----------------------------------
+
+PLAIN = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": schema._pattern})
+
+
+def _errors(validator_class, data, of=schema.MODEL_SCHEMA):
+    token = schema._passed.set(set())
+    try:
+        return sorted((tuple(map(str, e.absolute_path)), e.message) for e in validator_class(of).iter_errors(data))
+    finally:
+        schema._passed.reset(token)
+
+
+@pytest.mark.parametrize("bad", [{"unit": "ms", "value": True}, {"unit": "ms", "digits": 0}, {"unit": 5, "colour": "red"}, "ms"])
+def test_skipping_equal_values_finds_every_error(bad):
+    specs = {f"x_{i}": {"unit": "ms"} for i in range(50)} | {"odd": bad} | {f"y_{i}": {"unit": "ms"} for i in range(50)} | {"again": bad}
+    data = {"name": "m", "title": "M", "variables": specs, "equations": ["x_1 = 1", {"equation": "x_2 = 2"}, 3, "x_3 = 3", {"about": "no equation"}]}
+    got = _errors(schema._Validator, data)
+    assert got == _errors(PLAIN, data) and {p[:2] for p, _ in got} >= {("variables", "odd"), ("variables", "again"), ("equations", "2"), ("equations", "4")}
+
+
+def test_a_subschema_that_reads_text_sees_every_string():
+    of = {"type": "array", "items": {"type": "string", "pattern": "^a"}}
+    data = ["a1", "a2", "b", "a3", "c"]
+    assert _errors(schema._Validator, data, of) == _errors(PLAIN, data, of) and [p for p, _ in _errors(schema._Validator, data, of)] == [("2",), ("4",)]
+
+
+def test_a_big_models_schema_error_is_located(tmp_path):
+    text = chain(3000).replace("  x_2000: {unit: ms}", "  x_2000: {unit: ms, colour: red}")
+    with pytest.raises(ModelError) as e:
+        schema.validate(load_yaml("chain-3000.yaml", text), schema.MODEL_SCHEMA)
+    assert e.value.loc.line == 2005 and "colour" in e.value.message
