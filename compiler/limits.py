@@ -40,12 +40,18 @@ LIMITS = {
     limit.name: limit
     for limit in (
         # YAML files: a model, a catalog entry, a fields.yaml
-        Limit("yaml_bytes", 1 << 20, "CHAINC_MAX_YAML_BYTES", "the size of one YAML file, in bytes", "a model is a few KB; if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_BYTES=10000000"),
         Limit(
-            "yaml_nodes",
+            "yaml_bytes",
+            16 << 20,
+            "CHAINC_MAX_YAML_BYTES",
+            "the size of one YAML file, in bytes, and so the values it holds itself",
+            "a 100,000-equation model is about 6 MB; if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_BYTES=100000000 (reading takes about 300 bytes of memory per byte of a file of short values)",
+        ),
+        Limit(
+            "yaml_alias_nodes",
             10_000,
             "CHAINC_MAX_YAML_NODES",
-            "the values in one YAML file, counting every use of an alias (*name) as a full copy",
+            "the values that aliases add to one YAML file, counting each use of an alias (*name) as a copy of what it names",
             "aliases that repeat aliases multiply (a 'billion laughs' file); if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_NODES=100000",
         ),
         Limit(

@@ -185,9 +185,11 @@ class _Checks:
         if self.depth > self.max_depth:
             raise _too_deep(self.src, (event.start_mark.line + 1, event.start_mark.column + 1))
         try:
-            return super().compose_node(parent, index)
+            node = super().compose_node(parent, index)
         finally:
             self.depth -= 1
+        node.end_mark = None  # never read: a Mark per node is a quarter of a big file's memory
+        return node
 
     def construct_mapping(self, node, deep=False):
         """Keys are the text as written: a variable called `on` or `1` is that text, not True or 1."""
@@ -335,33 +337,34 @@ def _read(cls: type, text: str, src: Source) -> Source:
 class _Walk:
     """Visit every node (aliases expanded) to record positions and refuse what construction must not see.
 
-    An alias is a full copy of what it names, so a walk that counts the nodes it visits
-    bounds the work every later stage does with the data (a "billion laughs" file is a few
-    aliases of aliases).
+    An alias is a copy of what it names, and aliases of aliases multiply (a "billion
+    laughs" file): the walk counts the nodes it visits inside an alias, so what aliases
+    add to the data is bounded before any later stage sees it. The file's own nodes are
+    not counted; its size in bytes bounds them.
     """
 
     def __init__(self, src: Source, alias_marks: dict):
         self.src = src
         self.alias_marks = alias_marks
-        self.left = limit("yaml_nodes")
+        self.left = limit("yaml_alias_nodes")
         self.max_depth = limit("yaml_depth")
         self.path: set[int] = set()  # the nodes being walked: a node inside itself is a loop of aliases
 
     def node(self, node: yaml.Node, kp: KeyPath, alias: tuple[int, int] | None) -> None:
         """alias: where the innermost alias being expanded is written, else None."""
-        self.left -= 1
-        here = alias or _mark_of(node)
-        if self.left < 0:
-            lim = LIMITS["yaml_nodes"]
-            raise ModelError(f"the file expands to more than {lim.value():,} YAML values, counting each use of an alias as a copy", self.src.at(*here), lim.how)
+        if alias is not None:
+            self.left -= 1
+            if self.left < 0:
+                lim = LIMITS["yaml_alias_nodes"]
+                raise ModelError(f"aliases add more than {lim.value():,} YAML values to the file, counting each use of an alias as a copy", self.src.at(*alias), lim.how)
+        mark = self.src.marks[kp] = _mark_of(node)
         if len(kp) >= self.max_depth:
-            raise _too_deep(self.src, here)
+            raise _too_deep(self.src, alias or mark)
         if id(node) in self.path:
             raise ModelError(
-                "a YAML alias refers to a value that holds it: the data would be infinite", self.src.at(*here), "an alias (*name) may repeat a value defined earlier, not one it is inside"
+                "a YAML alias refers to a value that holds it: the data would be infinite", self.src.at(*(alias or mark)), "an alias (*name) may repeat a value defined earlier, not one it is inside"
             )
         self.tag(node)
-        self.src.marks[kp] = _mark_of(node)
         if isinstance(node, yaml.ScalarNode):
             self.src.raw[kp] = self.text(node)
             return
@@ -396,21 +399,20 @@ class _Walk:
 
     def text(self, node: yaml.ScalarNode, key: bool = False) -> str:
         """A scalar's text, once its escapes are known to make characters and its tag fits it (keys stay text)."""
-        loc = self.src.at(*_mark_of(node))
         text = node.value
         if _SURROGATE.search(text):
             text = node.value = _join_surrogates(text)
             m = _SURROGATE.search(text)
             if m:
                 hint = "write the character itself, or an escaped pair (\\ud83d\\ude00) that makes one"
-                raise ModelError(f"this text holds a lone surrogate ({_codepoint(m.group())}), which is not a character", loc, hint)
+                raise ModelError(f"this text holds a lone surrogate ({_codepoint(m.group())}), which is not a character", self.src.at(*_mark_of(node)), hint)
         if node.tag in _PLAIN and not key:
             if not _PLAIN[node.tag][0].fullmatch(text):  # an explicit !!int or !!float on other text
                 kind = {_INT: "a whole number", _FLOAT: "a number", _BOOL: "true or false", _NULL: "null"}[node.tag]
                 hint = "write true or false" if node.tag == _BOOL else "write null, or drop the '!!' tag" if node.tag == _NULL else "write numbers in decimal, such as 16 or 0.5, or drop the '!!' tag"
-                raise ModelError(f"'{text}' is not {kind}", loc, hint)
+                raise ModelError(f"'{text}' is not {kind}", self.src.at(*_mark_of(node)), hint)
             if node.tag in (_INT, _FLOAT):
-                _check_number(text, loc)
+                _check_number(text, lambda: self.src.at(*_mark_of(node)))  # the location only for an error: a Loc per number is a tenth of the load
         return text
 
 
@@ -419,14 +421,14 @@ def _join_surrogates(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
-def _check_number(text: str, loc: Loc) -> None:
-    """A decimal number as YAML resolved it: short enough to read, and finite."""
+def _check_number(text: str, where) -> None:
+    """A decimal number as YAML resolved it: short enough to read, and finite (where() locates it)."""
     chars, exponent = LIMITS["number_chars"], LIMITS["number_exponent"]
     if len(text) > chars.value():
-        raise ModelError(f"a number of {len(text):,} characters is more than chainc reads ({chars.value()})", loc, chars.how)
+        raise ModelError(f"a number of {len(text):,} characters is more than chainc reads ({chars.value()})", where(), chars.how)
     exp = re.search(r"[eE]([-+]?[0-9]+)$", text)
     if exp and abs(int(exp.group(1))) > exponent.value():
-        raise ModelError(f"number {text} is out of range", loc, f"exponents go up to {exponent.value()}: {exponent.how}")
+        raise ModelError(f"number {text} is out of range", where(), f"exponents go up to {exponent.value()}: {exponent.how}")
     if "." in text or "e" in text.lower():
         if not math.isfinite(float(text.replace("_", ""))):
-            raise ModelError(f"number {text} is out of range", loc, f"numbers go up to about 1e{exponent.value()}: {exponent.how}")
+            raise ModelError(f"number {text} is out of range", where(), f"numbers go up to about 1e{exponent.value()}: {exponent.how}")

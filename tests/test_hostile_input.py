@@ -31,7 +31,7 @@ def _in_project(monkeypatch):
 # (corpus file, line, column, substring of the message, substring of the hint)
 CASES = [
     # 1. memory and time bombs
-    ("billion-laughs.yaml", 13, 10, "expands to more than 10,000 YAML values", "CHAINC_MAX_YAML_NODES="),
+    ("billion-laughs.yaml", 13, 10, "aliases add more than 10,000 YAML values", "CHAINC_MAX_YAML_NODES="),
     ("alias-loop.yaml", 6, 6, "alias refers to a value that holds it", "defined earlier"),
     ("alias-depth.yaml", 105, 12, "nests more than 100 levels deep", "CHAINC_MAX_YAML_DEPTH="),
     ("deep-nesting.yaml", 6, 111, "nests more than 100 levels deep", "CHAINC_MAX_YAML_DEPTH="),
@@ -99,7 +99,7 @@ def test_hostile_input(capsys, name, line, col, message, hint):
 def test_billion_laughs_is_refused_quickly(capsys):
     start = time.perf_counter()
     code, out, err = run(capsys, "check", INPUT / "billion-laughs.yaml")
-    assert code == 2 and "10,000 YAML values" in err
+    assert code == 2 and "aliases add more than 10,000 YAML values" in err
     assert time.perf_counter() - start < 10  # it took 60 s and 6 GiB before the limit
 
 
@@ -176,7 +176,6 @@ LITTLE = ROOT / "models" / "littles-law.yaml"
 @pytest.mark.parametrize(
     ("var", "value", "line", "col", "message"),
     [
-        ("CHAINC_MAX_YAML_NODES", "20", 27, 5, "more than 20 YAML values"),  # the 21st value: variables.tpot
         ("CHAINC_MAX_YAML_DEPTH", "2", 11, 3, "nests more than 2 levels deep"),  # variables.arrival_rate is the third level
         ("CHAINC_MAX_YAML_BYTES", "100", 1, 1, "the file is larger than 100 bytes"),
     ],
@@ -196,7 +195,7 @@ def test_a_raised_limit_lets_a_large_file_through(capsys, monkeypatch, tmp_path)
     path = tmp_path / "laughs.yaml"
     path.write_text("".join(line for line in text.splitlines(keepends=True) if not line.startswith(("l5:", "l6:"))))
     code, out, err = run(capsys, "solve", path)
-    assert "more than 10,000 YAML values" in err
+    assert "aliases add more than 10,000 YAML values" in err
     monkeypatch.setenv("CHAINC_MAX_YAML_NODES", "100000")
     code, out, err = run(capsys, "solve", path)
     assert_located_error(code, out, err, path, 9, 1, "unknown key 'l0' in the file", "allowed keys")

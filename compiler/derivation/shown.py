@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
 from fractions import Fraction
 
-from ..format import fmt
+from ..format import fmt, to_decimal
 from ..ir import Quantity
 from ..numbers import display, exact
 
@@ -65,7 +65,7 @@ def _ratio(base, factor):
 
 def _decimal(x) -> Decimal | None:
     try:
-        d = Decimal(str(x)) if not isinstance(x, Fraction) else Decimal(x.numerator) / Decimal(x.denominator)
+        d = Decimal(str(x)) if not isinstance(x, Fraction) else to_decimal(x)  # 28 figures, as the default context divides
     except (InvalidOperation, ValueError, TypeError):
         return None
     return d if d.is_finite() else None
