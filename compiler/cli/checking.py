@@ -88,7 +88,7 @@ def _cold(project: Project, names: list[str], args) -> list:
         except ChaincError as e:
             results.append((name, None, e))
     if len(models) == len(names) and not args.no_cache:
-        from ..warm import remember_check
+        from ..remember import remember_check
 
         remember_check(project, names, models, args.gpu, args.llm)
     return results

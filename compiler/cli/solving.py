@@ -42,7 +42,7 @@ def cmd_solve(args, project: Project, out: Console) -> int:
             solution = solve(model, given, finds(model, args.find), gpu=args.gpu, llm=args.llm, project=project)
         q = query(model, given, () if answer else tuple(args.find), args.gpu, args.llm)
         if not args.no_cache:
-            from ..warm import remember_solve
+            from ..remember import remember_solve
 
             remember_solve(project, args, model, q)
         table = _sensitivities(args, project, model, solution, answer, q) if args.sensitivity is not None else None
