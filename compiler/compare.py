@@ -8,9 +8,10 @@ from fractions import Fraction
 from . import program as P
 from .errors import ChaincError
 from .execute import Prepared, PreparedQuestion, ask, execute
+from .located import located
 from .numbers import exact
 from .results import Answer, CheckOutcome, Expected, Solution
-from .run import evaluate, located
+from .run import evaluate
 
 REL_EQ = Fraction(1, 10**9)  # `that: a == b` holds to this relative difference
 

@@ -20,9 +20,10 @@ from . import program as P
 from .errors import ArgumentError, NoAnswerError, SolveError
 from .limits import MAX_EXACT_DIGITS
 from .limits import value as limit_value
+from .located import located, shown_values
 from .numbers import exact
 from .results import Answer, Asking, Limit, Rounding, Solution
-from .run import evaluate, located, runner, shown_values
+from .run import evaluate, runner
 from .runtime import values as V
 from .runtime.answer import NoAnswer, answer, combine, no_answer, nowhere
 
