@@ -44,6 +44,22 @@ def test_json_has_every_variable(capsys, project):
         assert set(json.loads(out)["values"]) == set(project.model(name).variables)
 
 
+def test_json_prints_a_table_row_a_line(capsys, project):
+    """Indented like json.dumps(indent=2), except that a table's row is one line: the same data either way."""
+    from chainc.backends.json_report import dumps
+
+    for name in project.model_names():
+        code, out, _ = run(capsys, "solve", name, "--json")
+        data = json.loads(out)
+        rows = sum(len(t) for t in data["tables"].values())
+        one_line_rows = json.dumps(data, indent=2).count("\n") - sum(len(r) + 1 for t in data["tables"].values() for r in t)
+        assert out.count("\n") == one_line_rows + 1  # print() ends the text with a newline
+        assert dumps(data) == out.rstrip("\n")
+        if not rows:
+            assert out.rstrip("\n") == json.dumps(data, indent=2)
+    assert dumps({"t": [{"a": 1, "b": [2]}], "e": [], "d": {}}) == json.dumps({"t": [{"a": 1, "b": [2]}], "e": [], "d": {}}, indent=2)
+
+
 def test_given_and_find(capsys):
     code, out, _ = run(capsys, "solve", "goodput", "--find", "batch", "--given", "tpot=10ms", "--json")
     assert code == 0

@@ -13,6 +13,23 @@ from ..results import Answer, CatalogReport, Report, Solution
 from . import BuildOptions, write_atomic
 
 
+def dumps(data, indent: str = "") -> str:
+    """JSON indented like json.dumps(indent=2), but a list of flat rows one row a line.
+
+    A table of 200,000 rows is 2 million lines otherwise, and indenting disables the C encoder:
+    each row encoded compactly takes a fifth of the time, and reads as a table.
+    """
+    inner = indent + "  "
+    if isinstance(data, dict) and data:
+        items = (f"{inner}{json.dumps(str(k))}: {dumps(v, inner)}" for k, v in data.items())
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    if isinstance(data, list) and data:
+        flat = all(not isinstance(x, (dict, list)) or (isinstance(x, dict) and not any(isinstance(v, (dict, list)) for v in x.values())) for x in data)
+        parts = (f"{inner}{json.dumps(x) if flat and isinstance(x, dict) else dumps(x, inner)}" for x in data)
+        return "[\n" + ",\n".join(parts) + f"\n{indent}]"
+    return json.dumps(data)
+
+
 def number(q, base) -> float | str:
     """A value in its display unit; beyond float range, a string of 16 significant figures (JSON has no Infinity)."""
     x = display(base, q.factor)

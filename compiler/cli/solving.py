@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
 from .. import cache  # noqa: F401 - its clock starts before a model is read (an entry records files as they were then)
-from ..backends.json_report import solution_json
+from ..backends.json_report import dumps, solution_json
 from ..errors import ArgumentError, ChaincError
 from ..format import fmt
 from ..numbers import in_unit
@@ -50,7 +48,7 @@ def cmd_solve(args, project: Project, out: Console) -> int:
         data = solution_json(solution, answer)
         if table is not None:
             data["sensitivity"] = sensitivity_json(model, table)
-        print(json.dumps(data, indent=2))
+        print(dumps(data))
         return 0
     _print_solution(out, solution, answer, args.explain)
     if table is not None:
