@@ -222,11 +222,15 @@ def root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, whe
     """
     if integer:
         return integer_root(f, start, scale, kind, lo, hi, name, unit, where)
-    try:
-        first = bracket_root(f, start, scale, kind, lo, hi)
-    except NoRoot:
-        first = None
     roots, jumps, (low, high), intervals = all_roots(f, start, scale, kind, lo, hi)
+    first = None
+    if len(roots) == 1 and not jumps and not intervals:
+        first = roots[0]  # the one sign change of the grid, bisected: the bracket the expanding search would find
+    else:
+        try:  # which of several is nearest the start, or one beyond the grid's 2^64
+            first = bracket_root(f, start, scale, kind, lo, hi)
+        except NoRoot:
+            pass
     if first is not None and not any(abs(first - r) <= 1e-9 * max(abs(r), 1e-300) for r in roots):
         roots = sorted([*roots, first])
     if not roots:

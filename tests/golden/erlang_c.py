@@ -706,11 +706,15 @@ def _root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, wh
     """
     if integer:
         return _integer_root(f, start, scale, kind, lo, hi, name, unit, where)
-    try:
-        first = _bracket_root(f, start, scale, kind, lo, hi)
-    except _NoRoot:
-        first = None
     roots, jumps, (low, high), intervals = _all_roots(f, start, scale, kind, lo, hi)
+    first = None
+    if len(roots) == 1 and not jumps and not intervals:
+        first = roots[0]  # the one sign change of the grid, bisected: the bracket the expanding search would find
+    else:
+        try:  # which of several is nearest the start, or one beyond the grid's 2^64
+            first = _bracket_root(f, start, scale, kind, lo, hi)
+        except _NoRoot:
+            pass
     if first is not None and not any(abs(first - r) <= 1e-9 * max(abs(r), 1e-300) for r in roots):
         roots = sorted([*roots, first])
     if not roots:
