@@ -12,6 +12,7 @@ generated modules copy.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
@@ -212,10 +213,37 @@ def ask_query(model: Model, catalog, question: str, query: Query) -> Answer:
 
 def with_forms(s: Solution | None) -> Solution | None:
     """A solution with the closed form of each 'solve' step that produced its values (what derivations print)."""
-    if s is None or s.plan is None:
+    if s is None or s.plan is None or not any(st.method == "solve" for st in s.plan.steps):
         return s
-    chosen = _chosen_forms(s.plan, s.values)
-    return replace(s, formulas={**s.formulas, **chosen}) if chosen else s
+    return replace(s, formulas=_Forms(s.formulas, s.plan, s.values))
+
+
+class _Forms(Mapping):
+    """Solution.formulas, the chosen closed forms found when first read.
+
+    Choosing one substitutes the values into every candidate (SymPy, exact: a square root of a long
+    rational is factored): a second per 100 quadratics, which a solve that prints values never reads.
+    """
+
+    def __init__(self, base: Mapping, plan: Plan, values: dict):
+        self._base, self._plan, self._values, self._all = base, plan, values, None
+
+    def _forms(self) -> dict:
+        if self._all is None:
+            self._all = {**self._base, **_chosen_forms(self._plan, self._values)}
+        return self._all
+
+    def __getitem__(self, name):
+        return self._forms()[name]
+
+    def __iter__(self):
+        return iter(self._forms())
+
+    def __len__(self) -> int:
+        return len(self._forms())
+
+    def __repr__(self) -> str:
+        return repr(self._forms())
 
 
 def _boundary_text(condition: str) -> str:
