@@ -61,7 +61,9 @@ def stale_copy(data: bytes) -> tuple[bytes, int]:
             d = src.read(info.filename)
             if info.filename.startswith("xl/worksheets/sheet"):
                 d, k = re.subn(
-                    rb'<c r="([A-Z]+[0-9]+)"((?: [a-z]+="[^"]*")*?)(?: t="(?:str|b|e)")?((?: [a-z]+="[^"]*")*)><f>([^<]*)</f><v>[^<]*</v></c>', rb'<c r="\1"\2\3><f>\4</f><v>-12345</v></c>', d
+                    rb'<c r="([A-Z]+[0-9]+)"((?: [a-z]+="[^"]*")*?)(?: t="(?:str|b|e)")?((?: [a-z]+="[^"]*")*)>(<f(?: [a-z]+="[^"]*")*>)([^<]*)</f><v>[^<]*</v></c>',
+                    rb'<c r="\1"\2\3>\4\5</f><v>-12345</v></c>',
+                    d,
                 )
                 count += k
             dst.writestr(info, d)

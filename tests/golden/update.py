@@ -59,7 +59,8 @@ def excel_cells(project=None) -> dict[str, str]:
     for ws in wb.worksheets:
         if ws.title == "Cover":
             continue
-        lines = [f"{ws.title}!{c.coordinate} = {c.value}" for row in ws.iter_rows() for c in row if c.data_type == "f"]
+        # an array formula (openpyxl's ArrayFormula) prints as {=...}, as Excel shows it
+        lines = [f"{ws.title}!{c.coordinate} = {c.value if isinstance(c.value, str) else '{' + c.value.text + '}'}" for row in ws.iter_rows() for c in row if c.data_type == "f"]
         files[f"{ws.title.lower()}.cells"] = "\n".join(lines) + "\n"
     return files
 

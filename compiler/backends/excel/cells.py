@@ -99,6 +99,7 @@ class Book:
         self.wb = wb
         self.names = NameTable()
         self.cached: dict[tuple[str, str], object] = {}
+        self.arrays: set[tuple[str, str]] = set()  # cells written as one-cell array formulas
         self.manifest = Manifest()
         self.problems: list[tuple[Loc | None, str, str]] = []  # (where, what, which statement)
         self.titles: dict[tuple[str, str], str] = {}  # (kind, catalog id) -> its title
@@ -159,6 +160,8 @@ class Sheet:
         c = self.ws.cell(row=row, column=col)
         c.value = xl.formula(node)
         c.data_type = "f"
+        if xl.has_series(node):  # Gnumeric applies a function to each term of a SUMPRODUCT only in an array formula
+            self.book.arrays.add((self.ws.title, c.coordinate))
         if cached is None:
             cached = xlcalc.value(node)
             self.book.manifest.helpers.append((self.ws.title, c.coordinate))

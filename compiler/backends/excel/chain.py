@@ -178,7 +178,8 @@ class Chain:
             if p.source in ("gpu", "llm"):
                 rng, ids = self.catalog[(p.source, p.field_name)], self.catalog[(p.source, "ids")]
                 sel = self.scope.slots[f"#{p.source}"][0]
-                node = xl.fn("INDEX", rng, xl.fn("MATCH", sel, ids, xl.number(0)))
+                # INDEX(range, 1, k): Gnumeric reads a lone index into a one-row range as a row (#REF!)
+                node = xl.fn("INDEX", rng, xl.number(1), xl.fn("MATCH", sel, ids, xl.number(0)))
                 self.scope.slots[name] = (xl.Cell(xl.text(node), xlcalc.value(node)), exact(p.factor))
             else:
                 other = self.chains[dict(self.model.imports)[p.source].name]
