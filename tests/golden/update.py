@@ -69,7 +69,7 @@ def excel_cells(project=None) -> dict[str, str]:
 
 
 def tex_bodies(project=None) -> dict[str, str]:
-    """`<model>.tex-body`: the sheet of each bundled model as <model>.tex and chains.tex hold it (default options)."""
+    """`<model>.tex-body`: the sheet of each bundled model as <model>.tex and derivations.tex hold it (default options)."""
     from chainc.backends import BuildOptions
     from chainc.backends.latex.assemble import environment, sheet_body
     from chainc.build import reports_for
