@@ -268,7 +268,7 @@ class Chain:
         sh.section(row, "Results")
         sh.header(row + 1, ["name", "value", "unit", "description"], span=13)
         target = Column(sh, row + 2, m, m.name, self.describe)
-        em = Emitter(sh, self.report.solution.program, self.scope, target, self.factor, self.report.solution.values, self.table, self.formats)
+        em = Emitter(sh, self.report.solution.program, self.scope, target, self.factor, self.report.solution.values, self.table, self.formats, live_domains=True)
         em.run()
         for key, r in target.rows.items():
             if key in m.variables:
@@ -318,7 +318,7 @@ class Chain:
             scope.slots[n] = (xl.Cell(sh.define(f"{m.name}.{name}.{n}", absolute(row, 2)), shown), f)
             row += 1
         target = Column(sh, row, m, f"{m.name}.{name}", self.describe)
-        em = Emitter(sh, sol.program, scope, target, self.factor, sol.values, self.table, self.formats)
+        em = Emitter(sh, sol.program, scope, target, self.factor, sol.values, self.table, self.formats, live_domains=True)
         em.run()
         for key, r in target.rows.items():
             self.book.manifest.cells[(m.name, name, key)] = (sh.ws.title, f"B{r}")

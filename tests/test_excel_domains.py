@@ -1,0 +1,60 @@
+"""Domains live in the workbook: a result outside its domain is #N/A with the reason beside it, in LibreOffice and Gnumeric.
+
+erlang-c at arrival_rate = 24 per minute (twice the default) is an unstable queue: the
+solver refuses with "occupancy = 1.74545 is outside its domain (positive, at most 1)".
+Typed into the workbook and recalculated, occupancy and every result computed from the
+queue's terms are #N/A, never a probability of 1,990 %, and occupancy's row names the inputs.
+"""
+
+from __future__ import annotations
+
+import io
+
+import openpyxl
+import pytest
+
+from chainc import solve
+from chainc.backends.excel import build_workbook
+from chainc.errors import SolveError
+
+from .test_excel import all_reports, close
+from .tools import require
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def unstable(project, tmp_path_factory):
+    require("soffice", "ssconvert")
+    from .excel_recalc import recalculate
+    from .gnumeric_recalc import recalculate_gnumeric
+
+    tmp = tmp_path_factory.mktemp("domains")
+    data, man = build_workbook(*all_reports(project))
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    sheet, coord = man.cells[("erlang-c", "input", "arrival_rate")]
+    wb[sheet][coord] = 24
+    wb.save(tmp / "unstable.xlsx")
+    books = {"LibreOffice": recalculate([tmp / "unstable.xlsx"], tmp / "lo")[0], "Gnumeric": recalculate_gnumeric([tmp / "unstable.xlsx"], tmp / "gn")[0]}
+    return man, {k: openpyxl.load_workbook(v, data_only=True) for k, v in books.items()}
+
+
+@pytest.mark.parametrize("program", ["LibreOffice", "Gnumeric"])
+def test_a_value_outside_its_domain_is_an_error_with_its_reason(project, unstable, program):
+    man, books = unstable
+    wb = books[program]
+    with pytest.raises(SolveError) as e:
+        solve(project.model("erlang-c"), {"arrival_rate": 24}, project=project)
+    assert "occupancy = 1.74545 is outside its domain (positive, at most 1)" in e.value.message
+    sheet, coord = man.cells[("erlang-c", "var", "occupancy")]
+    ws = wb[sheet]
+    assert ws[coord].value == "#N/A"
+    reason = ws["D" + coord[1:]].value
+    assert reason.startswith("occupancy = 1.7455 is outside its domain (positive, at most 1): from line 70: occupancy = load / servers; change arrival_rate, servers or service_time")
+    for name in ("queue_term", "p_wait", "mean_wait", "service_level"):  # the queue's results: errors, never numbers
+        _, c = man.cells[("erlang-c", "var", name)]
+        assert ws[c].value == "#N/A", (program, name, ws[c].value)
+    _, c = man.cells[("erlang-c", "var", "p_wait")]
+    assert ws["D" + c[1:]].value.startswith("no value: a value it is computed from is outside its domain")
+    _, c = man.cells[("erlang-c", "var", "load")]  # upstream of the failure: still its number
+    assert close(ws[c].value, 96)
