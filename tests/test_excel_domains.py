@@ -58,3 +58,26 @@ def test_a_value_outside_its_domain_is_an_error_with_its_reason(project, unstabl
     assert ws["D" + c[1:]].value.startswith("no value: a value it is computed from is outside its domain")
     _, c = man.cells[("erlang-c", "var", "load")]  # upstream of the failure: still its number
     assert close(ws[c].value, 96)
+
+
+@pytest.mark.parametrize("program", ["LibreOffice", "Gnumeric"])
+def test_a_question_without_a_closed_form_is_searched_live(project, unstable, program):
+    """fewest_servers has no closed-form boundary: its search is laid out in rows, so at 24 per minute it follows: 103, as the solver says."""
+    from chainc import ask
+
+    man, books = unstable
+    assert ask(project.model("erlang-c"), "fewest_servers", arrival_rate=24, project=project).value == 103
+    sheet, coord = man.cells[("erlang-c", "question", "fewest_servers")]
+    assert books[program][sheet][coord].value == 103
+    _, msg = man.cells[("erlang-c", "message", "fewest_servers")]
+    assert books[program][sheet][msg].value.startswith("servers = 103: found by searching its domain")
+
+
+def test_no_answer_cell_is_a_constant(project):
+    data, man = build_workbook(*all_reports(project))
+    fixed = set(man.fixed)
+    questions = [v for k, v in man.cells.items() if k[1] == "question"]
+    assert len(questions) >= 7
+    assert not [v for v in questions if v in fixed]
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    assert all(wb[s][c].data_type == "f" for s, c in questions)

@@ -30,6 +30,7 @@ from ...numbers import exact
 from . import xl, xlcalc
 from .cells import GREY_FONT, NOTE_FONT, SECTION_FONT, WRAP, number_format
 from .emit import Column, Emitter, Row, admits, live
+from .search import grid, write_search
 
 BOUNDARY, EDGE = 1, 2  # how the value before rounding was found
 INFEASIBLE, UNBOUNDED, NO_VALUE = -1, -2, -3
@@ -87,6 +88,8 @@ class QuestionCells:
         if self.q.parts:
             return self.write_combined(answer_row, row)
         if not self.live:
+            if self.shape is not None and live(self.shape.at) and grid(self) is not None:  # no closed form: the search, in cells
+                return write_search(self, answer_row, row)
             return self.write_fixed(answer_row, row)
         q, sheet = self.q, self.sheet
         first = row
