@@ -17,6 +17,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 
 from ... import lower
 from ...numbers import exact
+from . import domains as D
 from . import xl, xlcalc
 from .cells import BOLD, BOX, CHANGED_FILL, GREY_FONT, INPUT_FILL, INPUT_FONT, NOTE_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, number_format
 from .checks import write_checks
@@ -231,7 +232,12 @@ class Chain:
             typed.fill, typed.font, typed.protection, typed.border = INPUT_FILL, INPUT_FONT, UNLOCKED, BOX
             self.validate(typed, n)
             tnode = xl.Cell(f"$D{row}", shown if n in given else "")
-            used = sh.formula(row, 2, xl.fn("IF", xl.op("=", tnode, xl.Str("")), dnode, tnode), shown, fmt)
+            dom = sol.program.domains.get(n)
+            if dom is not None and (D.restricts(dom) or var.domain.integer):  # a typed value outside the domain: #N/A and the reason
+                node, reason, bad = D.typed(tnode, dnode, dom, var.domain.integer, n, desc)
+            else:
+                node, reason, bad = xl.fn("IF", xl.op("=", tnode, xl.Str("")), dnode, tnode), None, None
+            used = sh.formula(row, 2, node, shown, fmt)
             used.border = BOX
             sh.ws.conditional_formatting.add(f"B{row}", FormulaRule(formula=[f'AND($D{row}<>"",$D{row}<>$E{row})'], fill=CHANGED_FILL, font=BOLD))
             name = sh.define(f"{m.name}.{n}", absolute(row, 2))
@@ -240,6 +246,10 @@ class Chain:
             self.scope.slots[n] = (xl.Cell(name, shown), f)
             sh.text(row, 3, var.unit)
             sh.long(row, 6, 13, desc)
+            if reason is not None:
+                sh.formula(row, 6, reason, desc)
+                sh.flag(f"F{row}", bad)
+                sh.flag(f"B{row}", bad)
             row += 1
         return row + 1
 

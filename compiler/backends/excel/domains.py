@@ -83,3 +83,25 @@ def reason(name: str, raw, dom: P.Domain, what: str, inputs: list[str]):
     change = ", ".join(inputs[:-1]) + f" or {inputs[-1]}" if len(inputs) > 1 else (inputs[0] if inputs else "the inputs")
     tail = f"{unit} is outside its domain ({dom.text}): from {what}; change {change}"
     return xl.op("&", xl.op("&", xl.Str(f"{name} = "), shown(raw)), text(tail))
+
+
+def typed(tnode, dnode, dom: P.Domain, integer: bool, name: str, desc: str):
+    """An input's value used and its description: a typed value outside the domain (or not whole) is #N/A, and the reason.
+
+    The solver refuses such a given ("given x = -1 s is outside its domain (positive)"); the
+    sheet shows the error in the input and so in everything computed from it.
+    """
+    t = test(tnode, dom)
+    if integer and dom.factor == 1:
+        t = xl.fn("AND", t, xl.op("=", xl.fn("INT", tnode), tnode))
+    ok = xl.fn("IF", xl.fn("ISNUMBER", tnode), t, xl.FALSE)
+    used = xl.fn("IF", xl.op("=", tnode, xl.Str("")), dnode, xl.fn("IF", ok, tnode, xl.fn("NA")))
+    bad = xl.fn("IF", xl.op("=", tnode, xl.Str("")), xl.FALSE, xl.fn("NOT", ok))
+    unit = f" {dom.unit}" if dom.unit else ""
+    whole = " must be a whole number and" if integer and dom.factor == 1 else ""
+    why = xl.op(
+        "&",
+        xl.op("&", xl.Str(f"given {name} = "), xl.fn("IF", xl.fn("ISNUMBER", tnode), shown(tnode), tnode)),
+        text(f"{unit}:{whole} is outside its domain ({dom.text}) or not a number: type another value"),
+    )
+    return used, xl.fn("IF", bad, why, text(desc)), bad
