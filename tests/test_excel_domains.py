@@ -81,3 +81,14 @@ def test_no_answer_cell_is_a_constant(project):
     assert not [v for v in questions if v in fixed]
     wb = openpyxl.load_workbook(io.BytesIO(data))
     assert all(wb[s][c].data_type == "f" for s, c in questions)
+
+
+def test_a_combined_question_reads_its_parts_outcome_codes_not_their_text(project):
+    """fitting_batch tells "sets no limit" from "nothing meets it" by each part's outcome cell, never by searching its message."""
+    data, man = build_workbook(*all_reports(project))
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    sheet, coord = man.cells[("goodput", "question", "fitting_batch")]
+    _, msg = man.cells[("goodput", "message", "fitting_batch")]
+    formula = wb[sheet][msg].value
+    assert "SEARCH(" not in formula and "there is no" not in formula.split('"question fitting_batch: ')[0]
+    assert "<=(-20)" in formula and ">(-30)" in formula  # the parts' UNBOUNDED codes

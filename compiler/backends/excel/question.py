@@ -69,6 +69,11 @@ class QuestionCells:
         s = self.shape
         return s is not None and live(s.at) and (s.boundary is None or live(s.boundary))
 
+    @property
+    def laid_out(self) -> bool:
+        """Its answer follows the inputs: the rule over a closed-form boundary, or the search in cells."""
+        return self.live or (self.shape is not None and not self.q.parts and live(self.shape.at) and grid(self) is not None)
+
     def disp(self, x):
         return None if x is None else x / self.factor
 
@@ -174,6 +179,7 @@ class QuestionCells:
             "1, 2: an answer; negative: why not (as case)",
             "0",
         )
+        self.chain.scope.slots[f"?{q.name}#outcome"] = (outcome, Fraction(1))  # a several-condition question reads it
         self.finish(answer_row, outcome, value, b, back, snapped, v, has_b, first)
         return self.rule.row + 1
 
@@ -317,15 +323,17 @@ class QuestionCells:
         """
         q, var, sheet, manifest = self.q, self.var, self.sheet, self.chain.book.manifest
         parts = [(label, name, self.chain.model.questions[name]) for label, name in q.parts]
-        if self.answer is not None and not self.answer.binding or not all(QuestionCells(self.chain, name).live for _, name, _ in parts):
+        if self.answer is not None and not self.answer.binding or not all(QuestionCells(self.chain, name).laid_out for _, name, _ in parts):
             return self.write_fixed(answer_row, row)
-        cells, messages = [], []
+        cells, messages, outcomes = [], [], []
         for _, name, _ in parts:
             cells.append(self.chain.scope.slots[f"?{name}"][0])
+            outcomes.append(self.chain.scope.slots[f"?{name}#outcome"][0])
             title, ref = manifest.cells[(self.model.name, "message", name)]
             messages.append(xl.Cell(f"$D${ref[1:]}", self.chain.book.cached.get((title, ref))))
-        # a part without a number either holds nowhere (then neither does the question) or sets no limit
-        unbounded = [xl.fn("ISNUMBER", xl.fn("SEARCH", xl.Str(": there is no "), msg)) for msg in messages]
+        # a part without a number either holds nowhere (then neither does the question) or sets no limit:
+        # its outcome code says which (UNBOUNDED: -20 to -29), never its message's text
+        unbounded = [xl.fn("AND", xl.op("<=", o, n(UNBOUNDED * 10)), xl.op(">", o, n(NO_VALUE * 10))) for o in outcomes]
         nowhere = [xl.fn("AND", xl.fn("NOT", xl.fn("ISNUMBER", c)), xl.fn("NOT", u)) for c, u in zip(cells, unbounded)]
         any_nowhere = xl.fn("OR", *nowhere)
         far = n(-1e300 if q.seek == "min" else 1e300)

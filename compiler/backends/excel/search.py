@@ -14,7 +14,7 @@ number), as the rule's probe rows are.
   grid points.
 
 The outcome cell says what happened as a code (1 an answer, 2 the domain's edge,
--1 nothing meets the condition, -2 no limit), and the answer cell and the message
+-10 nothing meets the condition, -20 no limit: question.py's codes), and the answer cell and the message
 read it. A condition that turns more than once is searched as if it turned once:
 the solver's answer is the cached value, and tests compare the two.
 """
@@ -128,14 +128,15 @@ def write_search(qc, answer_row: int, row: int) -> int:
     base_holds = xl.op("=", f_base, n(1))
     none = xl.fn("ISNA", where)
     if want_max:  # nothing holds at the base: infeasible; it never stops holding: the edge, or no limit
-        outcome = xl.fn("IF", xl.fn("NOT", base_holds), n(-1), xl.fn("IF", none, n(2) if last is not None else n(-2), n(1)))
+        outcome = xl.fn("IF", xl.fn("NOT", base_holds), n(-10), xl.fn("IF", none, n(2) if last is not None else n(-20), n(1)))
         k_value = xl.fn("IF", none, n(last if last is not None else 0), found)
     else:  # it holds at the base: the edge; it never holds: infeasible
-        outcome = xl.fn("IF", base_holds, n(2), xl.fn("IF", none, n(-1), n(1)))
+        outcome = xl.fn("IF", base_holds, n(2), xl.fn("IF", none, n(-10), n(1)))
         k_value = xl.fn("IF", base_holds, n(base), found)
     sheet.text(row, 1, "outcome", font=GREY_FONT)
-    sheet.text(row, 4, "1 found by the search, 2 the domain's edge; -1 nothing meets the condition, -2 no limit", font=GREY_FONT)
+    sheet.text(row, 4, "1 found by the search, 2 the domain's edge; -10 nothing meets the condition, -20 no limit (question.py's codes)", font=GREY_FONT)
     code = extra(row, 2, outcome)
+    qc.chain.scope.slots[f"?{q.name}#outcome"] = (code, Fraction(1))  # a several-condition question reads it
     value = extra(row + 1, 2, xl.fn("IF", xl.op(">", code, n(0)), at_k(k_value), xl.fn("NA")), qc.chain.formats.get(q.find) or "General")
     sheet.text(row + 1, 1, "value", font=GREY_FONT)
     row += 2
@@ -150,7 +151,7 @@ def write_search(qc, answer_row: int, row: int) -> int:
         concat(xl.Str(f"{q.find} = "), shown(value), xl.Str(unit + ": found by searching its domain (no closed-form boundary), in the search rows below")),
         xl.fn(
             "IF",
-            xl.op("=", code, n(-1)),
+            xl.op("=", code, n(-10)),
             xl.Str(f"question {q.name}: no {q.find} meets {q.condition_text} in its domain"),
             xl.Str(f"question {q.name}: there is no {bound} {q.find}; {q.condition_text} holds for every value"),
         ),
