@@ -497,6 +497,8 @@ checks:
 def test_no_closed_form_is_a_fixed_value_with_goal_seek(project, tmp_path):
     p = small_project(project, tmp_path, "seek", SEEK)
     data, man = build_workbook(*reports_for(p, ["seek"], BuildOptions(out=tmp_path)))
+    # the build says where the workbook cannot follow the inputs: located, at the question
+    assert any(re.match(r".*seek\.yaml:\d+:\d+: note: the workbook's seek!B\d+ \(max_a\) is the build's answer and does not follow the inputs: ", t) for t in man.notes), man.notes
     ws = openpyxl.load_workbook(io.BytesIO(data))["seek"]
     _, c = man.cells[("seek", "var", "c")]
     _, d = man.cells[("seek", "var", "d")]

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
 
-from .. import BuildOptions, write_atomic
+from .. import BuildOptions, note, write_atomic
 from . import xl
 from .catalog import write_catalog, write_cover
 from .cells import Book, ExcelPrintError, Manifest
@@ -160,7 +160,9 @@ def _typed(coord: str, attrs: str, f: str, v) -> str:
 def build(reports: list[Report], catalog: CatalogReport, fmt: str, options: BuildOptions) -> list[Path]:
     if fmt != "xlsx":
         raise ExcelPrintError(f"the Excel backend builds xlsx, not {fmt}", None, "use --format xlsx")
-    data, _ = build_workbook(reports, catalog, options)  # everything in memory first: no partial workbook on error
+    data, manifest = build_workbook(reports, catalog, options)  # everything in memory first: no partial workbook on error
+    for text in manifest.notes:
+        note(text)
     path = Path(options.out) / WORKBOOK
     write_atomic(path, data)
     return [path]

@@ -92,6 +92,7 @@ class Manifest:
     cells: dict[tuple, tuple[str, str]] = field(default_factory=dict)
     fixed: list[tuple[str, str]] = field(default_factory=list)  # cells holding build-time numbers
     helpers: list[tuple[str, str]] = field(default_factory=list)  # formula cells with no Report number (cached from the formula)
+    notes: list[str] = field(default_factory=list)  # located lines for the build's reader: what cannot follow the inputs
 
 
 class Book:

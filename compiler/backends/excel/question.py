@@ -393,10 +393,19 @@ class QuestionCells:
         manifest.cells[(self.model.name, "message", q.name)] = (sheet.ws.title, f"D{answer_row}")
         return row
 
+    def why_fixed(self) -> str:
+        if self.q.parts:
+            return "its conditions' answers are not all laid out, or they need a search together"
+        if self.shape is None:
+            return "it cannot be planned"
+        if not live(self.shape.at):
+            return "the chain at a probe needs a numeric search, a table or a function Excel lacks, which a row of formulas cannot hold"
+        return f"its boundary has no closed form and {self.q.find} has no grid to search (add a step to the question)"
+
     def write_fixed(self, answer_row: int, row: int) -> int:
         """The Report's answer (or its reason) as a labelled value: the rule needs what formulas cannot hold."""
         q, sheet = self.q, self.sheet
-        why = "its programs need a numeric search, a table or a function Excel lacks" if self.shape is not None else "it cannot be planned"
+        why = self.why_fixed()
         if self.answer is not None:
             value = float(self.answer.value / self.factor)
             text = f"{q.find} = {xl.as_text(value)} {self.var.unit}".rstrip() + f": {self.answer.how}. This is the compiler's answer at build time ({why}); it does not follow the inputs."
@@ -406,4 +415,5 @@ class QuestionCells:
             sheet.fixed(answer_row, 2, None, "General", text)
         sheet.long(answer_row, 4, 13, text, font=NOTE_FONT)
         self.chain.book.manifest.cells[(self.model.name, "message", q.name)] = (sheet.ws.title, f"D{answer_row}")
+        self.chain.book.manifest.notes.append(f"{q.loc}: note: the workbook's {self.model.name}!B{answer_row} ({q.name}) is the build's answer and does not follow the inputs: {why}")
         return row
