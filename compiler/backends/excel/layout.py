@@ -130,6 +130,10 @@ def fit(ws, cached: dict, last_col: int, fixed: dict | None = None) -> None:
         text = cached.get((ws.title, cell.coordinate), cell.value) if cell.data_type == "f" else cell.value
         if text is None or rng.min_row != rng.max_row or isinstance(text, xl.XError):
             continue
+        if cell.data_type == "f" and isinstance(cell.value, str):  # room for the longest text it can show (a domain's reason)
+            longest = max(re.findall(r'"((?:[^"]|"")*)"', cell.value), key=len, default="")
+            if len(longest) + 16 > len(str(text)):
+                text = longest + " " * 16
         width = sum(widths.get(c, 13) for c in range(rng.min_col, rng.max_col + 1))
         heights[rng.min_row] = max(heights.get(rng.min_row, LINE), LINE * wrapped_lines(text, width))
     for r, h in heights.items():
