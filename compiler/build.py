@@ -15,7 +15,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from .backends import FORMATS, BuildOptions, Unavailable, backend, on_write
+from .backends import FORMATS, BuildOptions, Unavailable, backend, on_note, on_write
 from .errors import ArgumentError, OutputError
 from .project import Project, display_path
 from .report import catalog_report, evaluate
@@ -65,7 +65,7 @@ def _stage(reports, catalog, formats, staged: BuildOptions, explicit: bool, noti
             continue  # pdf builds the .tex on the way
         started = time.perf_counter()
         notify(f"{fmt}:")
-        with on_write(lambda path: notify(f"  {Path(path).relative_to(staged.out)}")):
+        with on_write(lambda path: notify(f"  {Path(path).relative_to(staged.out)}")), on_note(lambda text: notify(f"  {text}")):
             try:
                 made += backend(fmt).build(reports, catalog, fmt, staged)
             except Unavailable as e:

@@ -29,7 +29,7 @@ CARD = {
 
 @pytest.fixture(scope="module")
 def built(project, tmp_path_factory):
-    """Every model's sheet and chains.tex, compiled once for the module."""
+    """Every model's sheet and derivations.tex, compiled once for the module."""
     require("pdflatex", "pdftotext", "pdftoppm")
     out = tmp_path_factory.mktemp("exports")
     result = latex.build_documents(reports(project, project.model_names()), "pdf", BuildOptions(out))
@@ -45,9 +45,9 @@ def test_build_writes_tex_pdf_and_figures(project, built):
     names = project.model_names()
     for n in names:
         assert (out / f"{n}.tex").is_file() and (out / f"{n}.pdf").read_bytes().startswith(b"%PDF")
-    assert (out / "chains.pdf").read_bytes().startswith(b"%PDF")
+    assert (out / "derivations.pdf").read_bytes().startswith(b"%PDF")
     assert (out / "figures" / "goodput-batch.pdf").is_file()
-    assert set(result.compiled) == {*names, "chains"}
+    assert set(result.compiled) == {*names, "derivations"}
 
 
 def test_logs_are_clean(built):
@@ -64,7 +64,7 @@ def test_logs_are_clean(built):
 def test_pdf_has_the_cards_numbers(built, name):
     out, _ = built
     text = pdftext(out / f"{name}.pdf")
-    chains = pdftext(out / "chains.pdf")
+    chains = pdftext(out / "derivations.pdf")
     for number in CARD[name]:
         assert number in text, f"{name}.pdf lacks {number}"
         assert number in chains
@@ -99,7 +99,7 @@ def test_tex_is_deterministic(project, tmp_path):
     b, _ = latex.render(rs, BuildOptions(tmp_path / "b"))
     assert a == b
     movers = {f"figures/goodput-{q}-movers.pdf" for q in ("max_batch", "fitting_batch_latency", "fitting_batch_memory", "fitting_batch")}
-    assert set(a) == {"goodput.tex", "hol-blocking.tex", "chains.tex", "figures/goodput-batch.pdf", *movers}
+    assert set(a) == {"goodput.tex", "hol-blocking.tex", "derivations.tex", "figures/goodput-batch.pdf", *movers}
 
 
 def test_pdf_is_reproducible(project, tmp_path):
@@ -125,7 +125,7 @@ def test_no_tex_means_unavailable(project, tmp_path, monkeypatch):
     assert not (tmp_path / "out").exists()  # nothing written
     # tex needs no tool
     written = latex.build(reports(project, ["littles-law"]), None, "tex", BuildOptions(tmp_path / "out"))
-    assert sorted(p.name for p in written) == ["chains.tex", "littles-law.tex"]
+    assert sorted(p.name for p in written) == ["derivations.tex", "littles-law.tex"]
 
 
 def test_cli_format_pdf_without_tex_exits_2(tmp_path, monkeypatch, capsys):
@@ -283,3 +283,18 @@ def test_loops_numeric_steps_long_lines_and_long_tables(project, tmp_path):
     assert "10.5" in text and "3.5" in text  # b and c
     assert "bracketed root search" in text
     assert "3,600" in text  # the last row of the long table
+
+
+def test_a_model_named_like_the_bundle_is_a_located_error(tmp_path):
+    """derivations.tex is every chain's document: a model of that name would overwrite it (or it the model)."""
+    from chainc import Project
+    from chainc.errors import OutputError
+
+    from .conftest import ROOT
+
+    (tmp_path / "models").mkdir()
+    text = (ROOT / "models" / "littles-law.yaml").read_text().replace("name: littles-law", "name: derivations")
+    (tmp_path / "models" / "derivations.yaml").write_text(text)
+    with pytest.raises(OutputError) as e:
+        latex.render(reports(Project(tmp_path), ["derivations"]), BuildOptions(tmp_path / "out"))
+    assert "derivations.yaml" in str(e.value.loc) and "rename the model" in e.value.hint

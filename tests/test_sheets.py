@@ -37,7 +37,7 @@ def pages(path: Path) -> int:
 
 @pytest.fixture(scope="module")
 def goodput(project, tmp_path_factory):
-    """goodput.pdf and chains.pdf of goodput and p99-knee (the models with questions), compiled once."""
+    """goodput.pdf and derivations.pdf of goodput and p99-knee (the models with questions), compiled once."""
     require("pdflatex", "pdftotext", "pdfinfo")
     out = tmp_path_factory.mktemp("sheets")
     built = latex.build_documents(reports(project, ["goodput", "p99-knee"]), "pdf", BuildOptions(out))
@@ -71,7 +71,7 @@ def test_every_page_names_the_model_file_its_hash_the_hardware_and_chainc(projec
 
 def test_chains_pages_name_their_own_model(goodput):
     out, _ = goodput
-    pdf = out / "chains.pdf"
+    pdf = out / "derivations.pdf"
     first = flat(pdftext(pdf, 1))
     assert f"chainc {__version__}: every chain's derivation sheet, 2 models" in first
     footers = [flat(pdftext(pdf, k)) for k in range(1, pages(pdf) + 1)]
@@ -104,7 +104,7 @@ def test_bookmarks(goodput):
     assert standalone[0] == (0, "Goodput at a TPOT target")
     for title in ("GPU: NVIDIA H100 SXM5 80GB", "Inputs", "Derivation", "Question max_batch", "What moves batch most", "Checks"):
         assert (1, title) in standalone, title
-    chains = _outline(out / "chains.pdf")
+    chains = _outline(out / "derivations.pdf")
     titles = [(d, t) for d, t, _ in chains]
     assert (1, "1 Goodput at a TPOT target") in titles and (1, "2 The p99 TTFT knee") in titles
     assert (2, "What moves utilization most") in titles
@@ -114,11 +114,11 @@ def test_bookmarks(goodput):
 def test_table_of_contents_links(goodput):
     pypdf = pytest.importorskip("pypdf")
     out, _ = goodput
-    reader = pypdf.PdfReader(str(out / "chains.pdf"))
+    reader = pypdf.PdfReader(str(out / "derivations.pdf"))
     links = [a.get_object() for a in reader.pages[0].get("/Annots", [])]
     internal = [a for a in links if a.get("/Subtype") == "/Link" and ("/Dest" in a or "/A" in a)]
     assert len(internal) >= 10  # a link per contents line
-    assert "Contents" in pdftext(out / "chains.pdf", 1)
+    assert "Contents" in pdftext(out / "derivations.pdf", 1)
 
 
 # --- numbers aligned on the decimal point, identifiers whole ---------------------------------------------

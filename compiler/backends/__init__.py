@@ -60,6 +60,26 @@ def on_write(callback: Callable[[Path], None]) -> Iterator[None]:
         _WATCHER.reset(token)
 
 
+_NOTES: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar("chainc_on_note", default=None)
+
+
+@contextlib.contextmanager
+def on_note(callback: Callable[[str], None]) -> Iterator[None]:
+    """Call `callback(text)` for each note a backend makes inside the block (a located line: what an output cannot do)."""
+    token = _NOTES.set(callback)
+    try:
+        yield
+    finally:
+        _NOTES.reset(token)
+
+
+def note(text: str) -> None:
+    """Tell the build's reader something about an output, e.g. a workbook cell that cannot follow its inputs."""
+    callback = _NOTES.get()
+    if callback is not None:
+        callback(text)
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write to a temporary file beside `path`, then rename: never a half-written output."""
     path.parent.mkdir(parents=True, exist_ok=True)

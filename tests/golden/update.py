@@ -59,7 +59,8 @@ def excel_cells(project=None) -> dict[str, str]:
     for ws in wb.worksheets:
         if ws.title == "Cover":
             continue
-        lines = [f"{ws.title}!{c.coordinate} = {c.value}" for row in ws.iter_rows() for c in row if c.data_type == "f"]
+        # an array formula (openpyxl's ArrayFormula) prints as {=...}, as Excel shows it
+        lines = [f"{ws.title}!{c.coordinate} = {c.value if isinstance(c.value, str) else '{' + c.value.text + '}'}" for row in ws.iter_rows() for c in row if c.data_type == "f"]
         files[f"{ws.title.lower()}.cells"] = "\n".join(lines) + "\n"
     return files
 
@@ -68,7 +69,7 @@ def excel_cells(project=None) -> dict[str, str]:
 
 
 def tex_bodies(project=None) -> dict[str, str]:
-    """`<model>.tex-body`: the sheet of each bundled model as <model>.tex and chains.tex hold it (default options)."""
+    """`<model>.tex-body`: the sheet of each bundled model as <model>.tex and derivations.tex hold it (default options)."""
     from chainc.backends import BuildOptions
     from chainc.backends.latex.assemble import environment, sheet_body
     from chainc.build import reports_for

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
 
-from .. import BuildOptions, write_atomic
+from .. import BuildOptions, note, write_atomic
 from . import xl
 from .catalog import write_catalog, write_cover
 from .cells import Book, ExcelPrintError, Manifest
@@ -103,10 +103,10 @@ def build_workbook(reports: list[Report], catalog: CatalogReport, options: Build
     props = wb.properties
     props.creator = props.lastModifiedBy = f"chainc {__version__}"
     props.title = "chainc: LLM-serving capacity chains"
-    return _save(wb, book.cached), book.manifest
+    return _save(wb, book.cached, book.arrays), book.manifest
 
 
-def _save(wb, cached: dict) -> bytes:
+def _save(wb, cached: dict, arrays: set) -> bytes:
     raw = io.BytesIO()
     with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
         ExcelWriter(wb, archive).write_data()
@@ -117,7 +117,7 @@ def _save(wb, cached: dict) -> bytes:
         for info in src.infolist():
             data = src.read(info.filename)
             if info.filename in sheet_paths:
-                data = _inject(data.decode("utf-8"), sheet_paths[info.filename], cached).encode("utf-8")
+                data = _inject(data.decode("utf-8"), sheet_paths[info.filename], cached, arrays).encode("utf-8")
             if info.filename == "docProps/core.xml":
                 data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(<)", rb"\g<1>2000-01-01T00:00:00Z\2", data)
             zi = zipfile.ZipInfo(info.filename, date_time=(2000, 1, 1, 0, 0, 0))
@@ -131,30 +131,38 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _inject(xml: str, title: str, cached: dict) -> str:
+def _inject(xml: str, title: str, cached: dict, arrays: set) -> str:
     def repl(m: re.Match) -> str:
         coord, attrs, f = m.group(1), m.group(2) or "", m.group(3)
         if (title, coord) not in cached:
             return m.group(0)
-        v = cached[(title, coord)]
-        if isinstance(v, xl.XError):
-            return f'<c r="{coord}"{attrs} t="e"><f>{f}</f><v>{v.code}</v></c>'
-        if isinstance(v, bool):
-            return f'<c r="{coord}"{attrs} t="b"><f>{f}</f><v>{int(v)}</v></c>'
-        if isinstance(v, str):
-            return f'<c r="{coord}"{attrs} t="str"><f>{f}</f><v>{_escape(v)}</v></c>'
-        x = float(v)
-        if not math.isfinite(x):
-            return f'<c r="{coord}"{attrs} t="e"><f>{f}</f><v>#NUM!</v></c>'
-        return f'<c r="{coord}"{attrs}><f>{f}</f><v>{repr(x)}</v></c>'
+        # a one-cell array formula where a sum's terms are an array: <f t="array" ref="B7">
+        head = f'<f t="array" ref="{coord}">' if (title, coord) in arrays else "<f>"
+        return _typed(coord, attrs, f"{head}{f}</f>", cached[(title, coord)])
 
     return re.sub(r'<c r="([A-Z]+[0-9]+)"((?: [a-z]+="[^"]*")*)><f>([^<]*)</f><v ?/></c>', repl, xml)
+
+
+def _typed(coord: str, attrs: str, f: str, v) -> str:
+    """A formula cell with its cached value, typed."""
+    if isinstance(v, xl.XError):
+        return f'<c r="{coord}"{attrs} t="e">{f}<v>{v.code}</v></c>'
+    if isinstance(v, bool):
+        return f'<c r="{coord}"{attrs} t="b">{f}<v>{int(v)}</v></c>'
+    if isinstance(v, str):
+        return f'<c r="{coord}"{attrs} t="str">{f}<v>{_escape(v)}</v></c>'
+    x = float(v)
+    if not math.isfinite(x):
+        return f'<c r="{coord}"{attrs} t="e">{f}<v>#NUM!</v></c>'
+    return f'<c r="{coord}"{attrs}>{f}<v>{repr(x)}</v></c>'
 
 
 def build(reports: list[Report], catalog: CatalogReport, fmt: str, options: BuildOptions) -> list[Path]:
     if fmt != "xlsx":
         raise ExcelPrintError(f"the Excel backend builds xlsx, not {fmt}", None, "use --format xlsx")
-    data, _ = build_workbook(reports, catalog, options)  # everything in memory first: no partial workbook on error
+    data, manifest = build_workbook(reports, catalog, options)  # everything in memory first: no partial workbook on error
+    for text in manifest.notes:
+        note(text)
     path = Path(options.out) / WORKBOOK
     write_atomic(path, data)
     return [path]

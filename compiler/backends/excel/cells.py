@@ -92,6 +92,7 @@ class Manifest:
     cells: dict[tuple, tuple[str, str]] = field(default_factory=dict)
     fixed: list[tuple[str, str]] = field(default_factory=list)  # cells holding build-time numbers
     helpers: list[tuple[str, str]] = field(default_factory=list)  # formula cells with no Report number (cached from the formula)
+    notes: list[str] = field(default_factory=list)  # located lines for the build's reader: what cannot follow the inputs
 
 
 class Book:
@@ -99,6 +100,7 @@ class Book:
         self.wb = wb
         self.names = NameTable()
         self.cached: dict[tuple[str, str], object] = {}
+        self.arrays: set[tuple[str, str]] = set()  # cells written as one-cell array formulas
         self.manifest = Manifest()
         self.problems: list[tuple[Loc | None, str, str]] = []  # (where, what, which statement)
         self.titles: dict[tuple[str, str], str] = {}  # (kind, catalog id) -> its title
@@ -159,6 +161,8 @@ class Sheet:
         c = self.ws.cell(row=row, column=col)
         c.value = xl.formula(node)
         c.data_type = "f"
+        if xl.has_series(node):  # Gnumeric applies a function to each term of a SUMPRODUCT only in an array formula
+            self.book.arrays.add((self.ws.title, c.coordinate))
         if cached is None:
             cached = xlcalc.value(node)
             self.book.manifest.helpers.append((self.ws.title, c.coordinate))

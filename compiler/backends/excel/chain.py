@@ -17,6 +17,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 
 from ... import lower
 from ...numbers import exact
+from . import domains as D
 from . import xl, xlcalc
 from .cells import BOLD, BOX, CHANGED_FILL, GREY_FONT, INPUT_FILL, INPUT_FONT, NOTE_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, number_format
 from .checks import write_checks
@@ -178,7 +179,8 @@ class Chain:
             if p.source in ("gpu", "llm"):
                 rng, ids = self.catalog[(p.source, p.field_name)], self.catalog[(p.source, "ids")]
                 sel = self.scope.slots[f"#{p.source}"][0]
-                node = xl.fn("INDEX", rng, xl.fn("MATCH", sel, ids, xl.number(0)))
+                # INDEX(range, 1, k): Gnumeric reads a lone index into a one-row range as a row (#REF!)
+                node = xl.fn("INDEX", rng, xl.number(1), xl.fn("MATCH", sel, ids, xl.number(0)))
                 self.scope.slots[name] = (xl.Cell(xl.text(node), xlcalc.value(node)), exact(p.factor))
             else:
                 other = self.chains[dict(self.model.imports)[p.source].name]
@@ -230,7 +232,12 @@ class Chain:
             typed.fill, typed.font, typed.protection, typed.border = INPUT_FILL, INPUT_FONT, UNLOCKED, BOX
             self.validate(typed, n)
             tnode = xl.Cell(f"$D{row}", shown if n in given else "")
-            used = sh.formula(row, 2, xl.fn("IF", xl.op("=", tnode, xl.Str("")), dnode, tnode), shown, fmt)
+            dom = sol.program.domains.get(n)
+            if dom is not None and (D.restricts(dom) or var.domain.integer):  # a typed value outside the domain: #N/A and the reason
+                node, reason, bad = D.typed(tnode, dnode, dom, var.domain.integer, n, desc)
+            else:
+                node, reason, bad = xl.fn("IF", xl.op("=", tnode, xl.Str("")), dnode, tnode), None, None
+            used = sh.formula(row, 2, node, shown, fmt)
             used.border = BOX
             sh.ws.conditional_formatting.add(f"B{row}", FormulaRule(formula=[f'AND($D{row}<>"",$D{row}<>$E{row})'], fill=CHANGED_FILL, font=BOLD))
             name = sh.define(f"{m.name}.{n}", absolute(row, 2))
@@ -239,6 +246,10 @@ class Chain:
             self.scope.slots[n] = (xl.Cell(name, shown), f)
             sh.text(row, 3, var.unit)
             sh.long(row, 6, 13, desc)
+            if reason is not None:
+                sh.formula(row, 6, reason, desc)
+                sh.flag(f"F{row}", bad)
+                sh.flag(f"B{row}", bad)
             row += 1
         return row + 1
 
@@ -267,7 +278,7 @@ class Chain:
         sh.section(row, "Results")
         sh.header(row + 1, ["name", "value", "unit", "description"], span=13)
         target = Column(sh, row + 2, m, m.name, self.describe)
-        em = Emitter(sh, self.report.solution.program, self.scope, target, self.factor, self.report.solution.values, self.table, self.formats)
+        em = Emitter(sh, self.report.solution.program, self.scope, target, self.factor, self.report.solution.values, self.table, self.formats, live_domains=True)
         em.run()
         for key, r in target.rows.items():
             if key in m.variables:
@@ -317,7 +328,7 @@ class Chain:
             scope.slots[n] = (xl.Cell(sh.define(f"{m.name}.{name}.{n}", absolute(row, 2)), shown), f)
             row += 1
         target = Column(sh, row, m, f"{m.name}.{name}", self.describe)
-        em = Emitter(sh, sol.program, scope, target, self.factor, sol.values, self.table, self.formats)
+        em = Emitter(sh, sol.program, scope, target, self.factor, sol.values, self.table, self.formats, live_domains=True)
         em.run()
         for key, r in target.rows.items():
             self.book.manifest.cells[(m.name, name, key)] = (sh.ws.title, f"B{r}")

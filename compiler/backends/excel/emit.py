@@ -30,6 +30,7 @@ from openpyxl.comments import Comment
 from openpyxl.utils import get_column_letter
 
 from ... import program as P
+from . import domains as D
 from . import xl, xlcalc
 from .cells import GREY_FONT, Sheet, clean, number_format
 from .printer import MISSING, Printer
@@ -138,7 +139,7 @@ class Row(Target):
 class Emitter:
     """Prints one program into a target. values: the Report's numbers (base units) for these cells, if it has them."""
 
-    def __init__(self, sheet: Sheet, program: P.Program, scope: Scope, target: Target, factor, values: dict | None = None, tables=None, formats=None):
+    def __init__(self, sheet: Sheet, program: P.Program, scope: Scope, target: Target, factor, values: dict | None = None, tables=None, formats=None, live_domains=False):
         self.sheet, self.program, self.scope, self.target = sheet, program, scope, target
         self.factor = factor  # name -> display -> base factor
         self.values = values or {}
@@ -146,6 +147,9 @@ class Emitter:
         self.formats = formats or {}
         self.oks: list = []  # conditions under which the solver would not stop (rows: domains, divisors)
         self.cells: dict[str, tuple[int, int]] = {}
+        # a column of results: a value outside its domain is #N/A with the reason beside it (domains.py)
+        self.live_domains = live_domains and isinstance(target, Column)
+        self.checked = {s.name for s in P.statements(program.body) if isinstance(s, P.Check)}
 
     def run(self, body=None) -> None:
         for s in self.program.body if body is None else body:
@@ -188,7 +192,32 @@ class Emitter:
         cached = self._cached(s.name)
         if self._print(pr, s.site):
             return self._fixed(s.name, LAMBERT_NOTE.format(what=s.site.what))
+        dom = self.program.domains.get(s.name)
+        if self.live_domains and s.name in self.checked and dom is not None and D.restricts(dom):
+            return self._live_domain(s, node, cached, dom)
         self.scope.slots[s.name] = (self.put(s.name, s.name, node, cached), f)
+
+    def _live_domain(self, s: P.Assign, node, cached, dom: P.Domain) -> None:
+        """The value before its check in hidden column N; the cell IF(in the domain, it, NA()); the reason in its description."""
+        r, c, ref = self.target.place(s.name, s.name, False)
+        fmt = self.formats.get(s.name) or (number_format(cached) if cached is not None else None)
+        sh = self.sheet
+        raw_col = get_column_letter(D.RAW_COL)
+        sh.formula(r, D.RAW_COL, node, cached, fmt)
+        sh.ws.column_dimensions[raw_col].hidden = True
+        raw = xl.Cell(f"${raw_col}{r}", cached if cached is not None else xlcalc.value(node))
+        t = D.test(raw, dom)
+        sh.formula(r, c, xl.fn("IF", t, raw, xl.fn("NA")), cached, fmt)
+        self.cells[s.name] = (r, c)
+        desc = sh.ws.cell(row=r, column=4).value
+        if not desc:
+            sh.long(r, 4, 13, "")
+        bad = xl.fn("IF", xl.fn("ISNUMBER", raw), xl.fn("NOT", t), xl.FALSE)  # an error from upstream is its own reason
+        why = D.reason(s.name, raw, dom, s.site.what, D.upstream(self.program, s.name))
+        upstream_error = xl.op("&", xl.Str("no value: a value it is computed from is outside its domain or has none here. "), D.text(desc or ""))
+        sh.formula(r, 4, xl.fn("IF", bad, why, xl.fn("IF", xl.fn("ISERROR", raw), upstream_error, D.text(desc or ""))), desc or "")
+        sh.flag(f"D{r}", bad)
+        self.scope.slots[s.name] = (xl.Cell(ref, raw.value if cached is None else cached), self.factor(s.name))
 
     def _check(self, s: P.Check):
         found = self.scope.resolve(s.name)

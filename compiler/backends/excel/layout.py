@@ -21,6 +21,14 @@ MIN_WIDTH, MAX_WIDTH = 6.0, 48.0
 CHARS_PER_UNIT = 0.85  # characters of text per unit of column width (a unit is one '0'; LibreOffice's fallback fonts are wide)
 LINE = 15.0  # points per line of 11-point text
 DESCRIPTION = 64.0  # the narrowest a description merged to the last column may be
+# The printed columns' total width: one landscape page at >= 8 pt. LibreOffice's PDF measures words
+# 9 pt high at 100 %, and height x total width stayed about 1,370 over the chains' sheets, so
+# at most ~170 units; text columns wrap to keep within it, and a sheet of numbers too wide for it
+# prints on more pages across instead of shrinking its type.
+PRINT_WIDTH = 160.0
+TEXT_MIN = 12.0  # the narrowest a text column is wrapped to
+WORD_MAX = 30.0  # a longer word may break inside
+PRINT_SCALE = 60  # a sheet still too wide (numbers side by side) prints at this scale on pages across: words 8.5 pt high
 
 
 def shown_width(value, fmt: str) -> int:
@@ -75,6 +83,8 @@ def fit(ws, cached: dict, last_col: int, fixed: dict | None = None) -> None:
             for c in range(rng.min_col, rng.max_col + 1):
                 merged[(r, c)] = rng
     need = {c: MIN_WIDTH for c in range(1, last_col + 1)}
+    numbers = {c: MIN_WIDTH for c in range(1, last_col + 1)}  # what a column's numbers need: it never wraps below that
+    texts: list = []  # unwrapped text cells: they wrap if their column narrows for print
     headers = []
     for row in ws.iter_rows(min_col=1, max_col=last_col):
         for cell in row:
@@ -92,6 +102,10 @@ def fit(ws, cached: dict, last_col: int, fixed: dict | None = None) -> None:
                 headers.append(cell)
                 continue
             width = shown_width(value, cell.number_format or "General") + 2
+            if isinstance(value, str):
+                texts.append(cell)
+            else:
+                numbers[cell.column] = max(numbers[cell.column], width)
             if isinstance(value, str) and width > MAX_WIDTH:
                 cell.alignment = Alignment(wrap_text=True, vertical="top")
                 headers.append(cell)
@@ -110,11 +124,16 @@ def fit(ws, cached: dict, last_col: int, fixed: dict | None = None) -> None:
         if spans:
             widths[last_col] = max(widths[last_col], DESCRIPTION - min(spans))
             ws.column_dimensions[get_column_letter(last_col)].width = widths[last_col]
+    _narrow_for_print(ws, widths, numbers, fixed, last_col, texts, headers, heights, cached)
     for rng in ws.merged_cells.ranges:
         cell = ws.cell(row=rng.min_row, column=rng.min_col)
         text = cached.get((ws.title, cell.coordinate), cell.value) if cell.data_type == "f" else cell.value
         if text is None or rng.min_row != rng.max_row or isinstance(text, xl.XError):
             continue
+        if cell.data_type == "f" and isinstance(cell.value, str):  # room for the longest text it can show (a domain's reason)
+            longest = max(re.findall(r'"((?:[^"]|"")*)"', cell.value), key=len, default="")
+            if len(longest) + 16 > len(str(text)):
+                text = longest + " " * 16
         width = sum(widths.get(c, 13) for c in range(rng.min_col, rng.max_col + 1))
         heights[rng.min_row] = max(heights.get(rng.min_row, LINE), LINE * wrapped_lines(text, width))
     for r, h in heights.items():
@@ -126,6 +145,38 @@ def fit(ws, cached: dict, last_col: int, fixed: dict | None = None) -> None:
                     cell.alignment = Alignment(horizontal=a.horizontal if a else None, wrap_text=a.wrap_text if a else None, vertical="top")
     _place_charts(ws, widths)
     ws.print_area = f"A1:{get_column_letter(last_col)}{max(ws.max_row, 1)}"
+
+
+def _narrow_for_print(ws, widths, numbers, fixed, last_col, texts, headers, heights, cached) -> None:
+    """Columns within PRINT_WIDTH: the widest text columns narrow to one common cap (never below their numbers), their text wraps.
+
+    What is still too wide (numbers side by side) prints on more pages across, at full size.
+    """
+    cols = range(1, last_col + 1)
+    words = dict.fromkeys(cols, 0.0)  # a text column breaks between words, not inside one (up to WORD_MAX)
+    for cell in texts:
+        value = cached.get((ws.title, cell.coordinate), cell.value) if cell.data_type == "f" else cell.value
+        words[cell.column] = max(words[cell.column], min(WORD_MAX, max((len(w) for w in str(value).split()), default=0) + 2))
+    floor = {c: widths[c] if c in fixed else max(numbers[c], TEXT_MIN, words[c]) for c in cols}
+    if sum(widths[c] for c in cols) > PRINT_WIDTH:
+        lo, hi = 0.0, max(widths[c] for c in cols)
+        for _ in range(40):  # the largest cap that fits (bisection on a monotone total)
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if sum(min(widths[c], max(mid, floor[c])) for c in cols) <= PRINT_WIDTH else (lo, mid)
+        for c in cols:
+            w = round(min(widths[c], max(lo, floor[c])), 1)
+            if w < widths[c]:
+                widths[c] = w
+                ws.column_dimensions[get_column_letter(c)].width = w
+        for cell in texts:
+            value = cached.get((ws.title, cell.coordinate), cell.value) if cell.data_type == "f" else cell.value
+            if len(str(value)) + 2 > widths[cell.column]:
+                a = cell.alignment
+                cell.alignment = Alignment(horizontal=a.horizontal if a else None, wrap_text=True, vertical="top")
+                heights[cell.row] = max(heights.get(cell.row, LINE), LINE * wrapped_lines(value, widths[cell.column]))
+    if sum(widths[c] for c in cols) > PRINT_WIDTH * 1.05:  # fitting it to one page across would shrink the type below 8 pt
+        ws.sheet_properties.pageSetUpPr.fitToPage = False
+        ws.page_setup.scale = PRINT_SCALE
 
 
 def _place_charts(ws, widths: dict) -> None:

@@ -30,6 +30,7 @@ from ...numbers import exact
 from . import xl, xlcalc
 from .cells import GREY_FONT, NOTE_FONT, SECTION_FONT, WRAP, number_format
 from .emit import Column, Emitter, Row, admits, live
+from .search import grid, write_search
 
 BOUNDARY, EDGE = 1, 2  # how the value before rounding was found
 INFEASIBLE, UNBOUNDED, NO_VALUE = -1, -2, -3
@@ -68,6 +69,11 @@ class QuestionCells:
         s = self.shape
         return s is not None and live(s.at) and (s.boundary is None or live(s.boundary))
 
+    @property
+    def laid_out(self) -> bool:
+        """Its answer follows the inputs: the rule over a closed-form boundary, or the search in cells."""
+        return self.live or (self.shape is not None and not self.q.parts and live(self.shape.at) and grid(self) is not None)
+
     def disp(self, x):
         return None if x is None else x / self.factor
 
@@ -87,6 +93,8 @@ class QuestionCells:
         if self.q.parts:
             return self.write_combined(answer_row, row)
         if not self.live:
+            if self.shape is not None and live(self.shape.at) and grid(self) is not None:  # no closed form: the search, in cells
+                return write_search(self, answer_row, row)
             return self.write_fixed(answer_row, row)
         q, sheet = self.q, self.sheet
         first = row
@@ -171,6 +179,7 @@ class QuestionCells:
             "1, 2: an answer; negative: why not (as case)",
             "0",
         )
+        self.chain.scope.slots[f"?{q.name}#outcome"] = (outcome, Fraction(1))  # a several-condition question reads it
         self.finish(answer_row, outcome, value, b, back, snapped, v, has_b, first)
         return self.rule.row + 1
 
@@ -314,15 +323,17 @@ class QuestionCells:
         """
         q, var, sheet, manifest = self.q, self.var, self.sheet, self.chain.book.manifest
         parts = [(label, name, self.chain.model.questions[name]) for label, name in q.parts]
-        if self.answer is not None and not self.answer.binding or not all(QuestionCells(self.chain, name).live for _, name, _ in parts):
+        if self.answer is not None and not self.answer.binding or not all(QuestionCells(self.chain, name).laid_out for _, name, _ in parts):
             return self.write_fixed(answer_row, row)
-        cells, messages = [], []
+        cells, messages, outcomes = [], [], []
         for _, name, _ in parts:
             cells.append(self.chain.scope.slots[f"?{name}"][0])
+            outcomes.append(self.chain.scope.slots[f"?{name}#outcome"][0])
             title, ref = manifest.cells[(self.model.name, "message", name)]
             messages.append(xl.Cell(f"$D${ref[1:]}", self.chain.book.cached.get((title, ref))))
-        # a part without a number either holds nowhere (then neither does the question) or sets no limit
-        unbounded = [xl.fn("ISNUMBER", xl.fn("SEARCH", xl.Str(": there is no "), msg)) for msg in messages]
+        # a part without a number either holds nowhere (then neither does the question) or sets no limit:
+        # its outcome code says which (UNBOUNDED: -20 to -29), never its message's text
+        unbounded = [xl.fn("AND", xl.op("<=", o, n(UNBOUNDED * 10)), xl.op(">", o, n(NO_VALUE * 10))) for o in outcomes]
         nowhere = [xl.fn("AND", xl.fn("NOT", xl.fn("ISNUMBER", c)), xl.fn("NOT", u)) for c, u in zip(cells, unbounded)]
         any_nowhere = xl.fn("OR", *nowhere)
         far = n(-1e300 if q.seek == "min" else 1e300)
@@ -382,10 +393,19 @@ class QuestionCells:
         manifest.cells[(self.model.name, "message", q.name)] = (sheet.ws.title, f"D{answer_row}")
         return row
 
+    def why_fixed(self) -> str:
+        if self.q.parts:
+            return "its conditions' answers are not all laid out, or they need a search together"
+        if self.shape is None:
+            return "it cannot be planned"
+        if not live(self.shape.at):
+            return "the chain at a probe needs a numeric search, a table or a function Excel lacks, which a row of formulas cannot hold"
+        return f"its boundary has no closed form and {self.q.find} has no grid to search (add a step to the question)"
+
     def write_fixed(self, answer_row: int, row: int) -> int:
         """The Report's answer (or its reason) as a labelled value: the rule needs what formulas cannot hold."""
         q, sheet = self.q, self.sheet
-        why = "its programs need a numeric search, a table or a function Excel lacks" if self.shape is not None else "it cannot be planned"
+        why = self.why_fixed()
         if self.answer is not None:
             value = float(self.answer.value / self.factor)
             text = f"{q.find} = {xl.as_text(value)} {self.var.unit}".rstrip() + f": {self.answer.how}. This is the compiler's answer at build time ({why}); it does not follow the inputs."
@@ -395,4 +415,5 @@ class QuestionCells:
             sheet.fixed(answer_row, 2, None, "General", text)
         sheet.long(answer_row, 4, 13, text, font=NOTE_FONT)
         self.chain.book.manifest.cells[(self.model.name, "message", q.name)] = (sheet.ws.title, f"D{answer_row}")
+        self.chain.book.manifest.notes.append(f"{q.loc}: note: the workbook's {self.model.name}!B{answer_row} ({q.name}) is the build's answer and does not follow the inputs: {why}")
         return row

@@ -81,7 +81,7 @@ def write_table(chain, loop: P.Loop, scope, row: int) -> int:
             node = rows_cell
         else:
             rng = ranges[column]
-            node = {"sum": xl.fn("SUM", rng), "max": xl.fn("MAX", rng), "min": xl.fn("MIN", rng), "last": xl.fn("INDEX", rng, rows_cell)}[kind]
+            node = {"sum": xl.fn("SUM", rng), "max": xl.fn("MAX", rng), "min": xl.fn("MIN", rng), "last": xl.fn("INDEX", rng, rows_cell, xl.number(1))}[kind]
         cached = _display(chain.report.solution.values[name], f) if name in chain.report.solution.values else None
         sheet.formula(r, 2, xl.fn("IF", over, xl.fn("NA"), node), cached, number_format(cached if cached is not None else 1))
         sheet.define(f"{model.name}.{name}", absolute(r, 2))

@@ -167,6 +167,20 @@ def _float_text(x: float) -> str:
     return text[:-2] if text.endswith(".0") else text.replace(".0E", "E")
 
 
+def has_series(node) -> bool:
+    """Whether a formula holds a sum's terms (an array), so it must be entered as an array formula."""
+    t = type(node)
+    if t is Series:
+        return True
+    if t is Fn:
+        return any(has_series(a) for a in node.args)
+    if t is Op:
+        return has_series(node.left) or has_series(node.right)
+    if t is Neg:
+        return has_series(node.arg)
+    return False
+
+
 # --- printing -------------------------------------------------------------------------------------
 
 

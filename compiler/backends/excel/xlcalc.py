@@ -208,11 +208,13 @@ def _round(args):
 
 
 def _index(args):
+    """INDEX(range, row, column) over a one-row or one-column range: the position is the index that is not 1."""
     rng = value(args[0])
-    k = _num(value(args[1]))
-    if isinstance(k, XError):
-        return k
-    k = int(k)
+    ks = [_num(value(a)) for a in args[1:]]
+    for k in ks:
+        if isinstance(k, XError):
+            return k
+    k = int(ks[-1] if len(ks) == 2 and ks[0] == 1 else ks[0])
     return rng[k - 1] if 1 <= k <= len(rng) else REF
 
 

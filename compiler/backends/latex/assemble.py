@@ -1,6 +1,7 @@
 """Assembling the tex build: each Report's sheet rendered into the templates, the figures, the documents.
 
-One `<model>.tex` per chain and `chains.tex` with every chain; each is a
+One `<model>.tex` per chain and `derivations.tex` with every chain (not `chains`: the
+workbook is chains.xlsx, and printing it to PDF beside it must not overwrite the bundle); each is a
 standalone document whose body is the same rendered sheet (templates/sheet.tex.j2
 inside templates/document.tex.j2). A sweep's figure is a matplotlib PDF under
 figures/. `--format pdf` compiles them (compile.py) and moves the PDFs beside them.
@@ -16,6 +17,7 @@ import jinja2
 
 from ... import __version__
 from ...derivation import sheet
+from ...errors import OutputError
 from ...format import fmt
 from ...results import CatalogReport, Report
 from .. import BuildOptions, write_atomic
@@ -24,6 +26,7 @@ from .escape import Tex, pdf_text, prose
 from .views import sheet_view
 
 TEMPLATES = Path(__file__).with_name("templates")
+BUNDLE = "derivations"  # the every-chain document's base name
 
 
 def environment() -> jinja2.Environment:
@@ -54,7 +57,7 @@ def environment() -> jinja2.Environment:
 
 
 def sheet_body(env: jinja2.Environment, report: Report) -> tuple[str, dict[str, bytes]]:
-    """One model's sheet as the template renders it (what <model>.tex and chains.tex hold), and its figures."""
+    """One model's sheet as the template renders it (what <model>.tex and derivations.tex hold), and its figures."""
     from ..plot import figure_bytes, movers_bytes
 
     m = report.model
@@ -81,6 +84,9 @@ def sheet_body(env: jinja2.Environment, report: Report) -> tuple[str, dict[str, 
 
 def render(reports: list[Report], options: BuildOptions) -> tuple[dict[str, bytes], list[str]]:
     """Every file of the tex build (relative path -> bytes), and the names of the documents to compile."""
+    for r in reports:
+        if r.model.name == BUNDLE:
+            raise OutputError(f"a model named {BUNDLE} would write {BUNDLE}.tex, the bundle of every chain's derivation", r.model.loc, "rename the model (its `name:`)")
     env = environment()
     files: dict[str, bytes] = {}
     bodies = []
@@ -94,8 +100,8 @@ def render(reports: list[Report], options: BuildOptions) -> tuple[dict[str, byte
     intro = "Every chain's derivation sheet, one per section: inputs, each equation solved in order with its numbers, the questions, what moves their answers, and the card's checks."
     title = "chainc: the chains"
     doc = env.get_template("document.tex.j2").render(standalone=False, bodies=bodies, title=title, pdf_title=pdf_text(title), intro=intro, version=__version__, count=len(reports))
-    files["chains.tex"] = doc.encode()
-    names = [r.model.name for r in reports] + ["chains"]
+    files[f"{BUNDLE}.tex"] = doc.encode()
+    names = [r.model.name for r in reports] + [BUNDLE]
     return files, names
 
 

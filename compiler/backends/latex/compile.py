@@ -96,6 +96,6 @@ def compile_documents(files: dict[str, bytes], names: list[str], workdir: Path) 
         path.write_bytes(data)
     workers = max(1, min(len(names), os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        # the longest first (chains.tex takes three runs): it overlaps the others instead of ending last
+        # the longest first (derivations.tex takes three runs): it overlaps the others instead of ending last
         started = {n: pool.submit(compile_one, pdflatex, workdir, n) for n in sorted(names, key=lambda n: -len(files.get(f"{n}.tex", b"")))}
         return {n: started[n].result() for n in names}

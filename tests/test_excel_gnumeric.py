@@ -1,0 +1,75 @@
+"""The bundled workbook recalculated by Gnumeric (`ssconvert --recalc`), as test_excel.py does with LibreOffice.
+
+Gnumeric reads some argument forms differently from Excel and LibreOffice: a lone index
+into a one-row range (INDEX(row, k) is #REF! there), or a function over a SUMPRODUCT's
+terms outside an array formula (FACT takes the first term only). The workbook uses the
+forms every program reads alike; this test recalculates a stale copy (every cached value
+replaced) and a copy with changed inputs, and compares every cell with chainc's value.
+"""
+
+from __future__ import annotations
+
+import io
+
+import openpyxl
+import pytest
+
+from chainc.backends.excel import build_workbook
+
+from .test_excel import all_reports, close, compare, error_cells, formula_cells, live_expected, report_cells, stale_copy
+from .tools import require
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def gnumeric(project, tmp_path_factory):
+    require("ssconvert")
+    from .gnumeric_recalc import recalculate_gnumeric
+
+    tmp = tmp_path_factory.mktemp("gnumeric")
+    reports, catalog = all_reports(project)
+    data, manifest = build_workbook(reports, catalog)
+    stale, count = stale_copy(data)
+    assert count > 1000
+    (tmp / "stale.xlsx").write_bytes(stale)
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    for key, value in (
+        (("goodput", "input", "batch"), 128),
+        (("goodput", "select", "gpu"), "h200"),
+        (("kv-ceiling", "input", "tokens_per_request"), 4000),
+        (("long-prompt", "input", "peak_flops"), 900),
+    ):
+        sheet, coord = manifest.cells[key]
+        wb[sheet][coord] = value
+    wb.save(tmp / "live.xlsx")
+    outs = recalculate_gnumeric([tmp / "stale.xlsx", tmp / "live.xlsx"], tmp / "out")
+    return {
+        "reports": reports,
+        "catalog": catalog,
+        "manifest": manifest,
+        "built": openpyxl.load_workbook(io.BytesIO(data), data_only=True),
+        "formulas": openpyxl.load_workbook(io.BytesIO(data)),
+        "stale": openpyxl.load_workbook(outs[0], data_only=True),
+        "live": openpyxl.load_workbook(outs[1], data_only=True),
+    }
+
+
+def test_gnumeric_recalculates_every_cell_to_chainc_values(gnumeric):
+    want = report_cells(gnumeric["reports"], gnumeric["catalog"], gnumeric["manifest"])
+    n, wrong = compare(gnumeric["stale"], gnumeric["manifest"], want)
+    assert not wrong, "\n".join(wrong[:40])
+    assert n > 1500
+    assert not error_cells(gnumeric["stale"])
+    rest = formula_cells(gnumeric["formulas"]) - {gnumeric["manifest"].cells[k] for k in want}
+    got, built = gnumeric["stale"], gnumeric["built"]
+    differ = [f"{s}!{c}: Gnumeric {got[s][c].value!r}, cached {built[s][c].value!r}" for s, c in sorted(rest) if not close(got[s][c].value, built[s][c].value)]
+    assert not differ, "\n".join(differ[:40])
+    print(f"\nGnumeric: {n} Report cells and {len(rest)} other formula cells agree")
+
+
+def test_gnumeric_follows_changed_inputs_and_dropdowns(project, gnumeric):
+    n, wrong = compare(gnumeric["live"], gnumeric["manifest"], live_expected(project, gnumeric["manifest"]))
+    assert not wrong, "\n".join(wrong[:40])
+    assert n > 100
+    assert not error_cells(gnumeric["live"])
