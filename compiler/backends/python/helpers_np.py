@@ -318,19 +318,26 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
 
 
 def _finite_np(kind: str, term, lo, hi):
-    """sum (or prod) of term(k) for k = lo .. hi, element by element; past an element's bounds a term counts as 0 (1)."""
+    """sum (or prod) of term(k) for k = lo .. hi, element by element; past an element's bounds a term counts as 0 (1).
+
+    The terms of many k at once (k along a new first axis, in chunks), added in order as the scalar loop adds them (cumsum).
+    """
     lo, hi = np.broadcast_arrays(np.asarray(np.round(lo), dtype=float), np.asarray(np.round(hi), dtype=float))
     total = np.zeros(lo.shape) if kind == "sum" else np.ones(lo.shape)
     known = ~(np.isnan(lo) | np.isnan(hi))  # a bound without a value (a search's trial point outside the domain)
     total = np.where(known, total, np.nan)
     if not np.any(known & (lo <= hi)):
         return total
-    for k in range(int(np.min(lo[known])), int(np.max(hi[known])) + 1):
+    first, last = int(np.min(lo[known])), int(np.max(hi[known]))
+    for start in range(first, last + 1, 4096):
+        k = np.arange(start, min(start + 4096, last + 1), dtype=float).reshape((-1,) + (1,) * total.ndim)
         inside = (lo <= k) & (k <= hi)
-        if not np.any(inside):
-            continue
-        value = np.broadcast_to(np.asarray(term(float(k)), dtype=float), total.shape)
-        total = np.where(inside, total + value if kind == "sum" else total * value, total)
+        values = np.broadcast_to(np.asarray(term(k), dtype=float), inside.shape)
+        values = np.where(inside, values, 0.0 if kind == "sum" else 1.0)
+        steps = np.concatenate([total[None], values])
+        total = (np.cumsum(steps, axis=0) if kind == "sum" else np.cumprod(steps, axis=0))[-1]
+        if not np.any(np.isfinite(total) & (k[-1] < hi)):  # no total left to finish (the scalar flavour stops at an overflow too)
+            break
     return total
 
 
@@ -340,4 +347,12 @@ def _factorial_np(x):
 
 
 def _gamma_np(x):
-    return np.vectorize(math.gamma, otypes=[float])(np.asarray(x, dtype=float))
+    """math.gamma element by element; NaN where it overflows or has a pole (the scalar flavour's error: no value there)."""
+
+    def gamma(v: float) -> float:
+        try:
+            return math.gamma(v)
+        except (OverflowError, ValueError):
+            return math.nan
+
+    return np.vectorize(gamma, otypes=[float])(np.asarray(x, dtype=float))
