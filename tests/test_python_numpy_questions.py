@@ -113,13 +113,19 @@ def test_numpy_question_agrees_with_the_scalar_one(modules, model, question):
 
 @pytest.mark.parametrize("model,question", _cases())
 def test_scalar_answers_agree_with_ask(modules, model, question):
-    """The answers compared above are chainc's: at the first argument's sweep, ask gives them too."""
+    """The answers compared above are chainc's: at the first argument's sweep, ask gives them too.
+
+    Within 0.05 to 2 times the default: further out the generated modules' floats leave float range where
+    the exact solver does not (erlang-c at 90 requests/min needs 171! and more), a limit of both flavours alike.
+    """
     project, mods, _ = modules
     m = project.model(model)
     fn = getattr(mods[(model.replace("-", "_"), False)], question)
     arg, default = next(iter(_numeric_arguments(fn).items()))
     factor = m.variables[m.questions[question].find].factor
-    for v, value, error in _sweep(fn, arg, default)[::3]:
+    for v, value, error in _sweep(fn, arg, default):
+        if default and not 0.05 <= v / default <= 2:
+            continue
         try:
             a = ask(m, question, {arg: v}, project=project)
         except ChaincError:
