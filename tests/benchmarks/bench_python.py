@@ -123,6 +123,16 @@ def numpy_goodput(vec, gen, repeat: int = 5) -> tuple[float, float]:
     return timed(lambda: vec.solve(batch=batch), repeat)
 
 
+def numpy_max_batch(vec, gen, repeat: int = 21) -> tuple[float, float]:
+    """(median, min) seconds of goodput_np.max_batch over 1,000 TPOT targets, checked against the scalar module."""
+    import numpy as np
+
+    targets = np.linspace(5, 50, 1000)
+    got = vec.max_batch(tpot_target=targets)
+    assert all(got[i] == gen.max_batch(tpot_target=float(targets[i])) for i in range(0, 1000, 37))
+    return timed(lambda: vec.max_batch(tpot_target=targets), repeat)
+
+
 def numpy_hol(hol, repeat: int = 3) -> tuple[float, float]:
     """(median, min) seconds of hol_blocking_np.solve over 100,000 budgets."""
     import numpy as np
@@ -154,6 +164,8 @@ def main() -> None:
         vec = load(out / "goodput_np.py")
         med, low = numpy_goodput(vec, gen)
         print(f"{'goodput_np.solve, 1,000,000 batch values':44s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms  < 50 ms")
+        med, low = numpy_max_batch(vec, gen)
+        print(f"{'goodput_np.max_batch, 1,000 targets':44s} {med * 1e3:6.2f} ms {low * 1e3:6.2f} ms  < 1 ms")
         med, low = numpy_hol(load(out / "hol_blocking_np.py"))
         print(f"{'hol_blocking_np.solve, 100,000 budgets':44s} {med * 1e3:6.1f} ms {low * 1e3:6.1f} ms  < 2 s")
         paths = build(project, ["hol-blocking"], out / "query", find=("mfu",), given={"fcfs_mean_ttft": "2 s"})

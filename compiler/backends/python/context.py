@@ -71,7 +71,7 @@ class Context:
                 for f in self.fields[k]:
                     self.constants[(k, f)] = self.globals.take(f"{k}_{f}".upper(), "FIELD")
         self.row_class = {t: self.globals.take(camel(self.main.tables[t]) + "Row", "Row") for t in self.main.model.tables}
-        self.programs: dict[int, tuple[P.Program, str, ModelNames]] = {}  # id(program) -> (program, function name, model)
+        self.programs: dict[tuple[int, bool], tuple[P.Program, str, ModelNames]] = {}  # (id(program), quiet) -> (program, function name, model)
         self._private = Names(set())
 
     def _visit(self, report: Report, private: Names) -> None:
@@ -86,12 +86,16 @@ class Context:
     def of(self, report: Report) -> ModelNames:
         return self._by_report[id(report)]
 
-    def program(self, program: P.Program, purpose: str, mn: ModelNames) -> str:
-        """The private function that runs `program` (named for its first purpose: '_solve_goodput')."""
-        if id(program) not in self.programs:
-            name = "_" + self._private.take(purpose, "program")
-            self.programs[id(program)] = (program, name, mn)
-        return self.programs[id(program)][1]
+    def program(self, program: P.Program, purpose: str, mn: ModelNames, quiet: bool = False) -> str:
+        """The private function that runs `program` (named for its first purpose: '_solve_goodput').
+
+        quiet: its NumPy form that marks the points without a value instead of raising ('_quiet_solve_goodput').
+        """
+        key = (id(program), quiet)
+        if key not in self.programs:
+            name = "_" + self._private.take(f"quiet_{purpose}" if quiet else purpose, "program")
+            self.programs[key] = (program, name, mn)
+        return self.programs[key][1]
 
     def private(self, purpose: str) -> str:
         return "_" + self._private.take(purpose, "f")

@@ -141,8 +141,11 @@ def _first_bad(bad, where: str) -> ChainError:
     return ChainError(f"a value is not a finite number at point {tuple(int(i) for i in _first(bad))}: {where}", "check the inputs, or the equation's domain")
 
 
-def _pick_np(options: list, names: str, domains: list, where: str) -> tuple:
-    """runtime.values.pick per point: the one admissible candidate; a point with none, or several, raises."""
+def _pick_np(options: list, names: str, domains: list, where: str, quiet: bool = False) -> tuple:
+    """runtime.values.pick per point: the one admissible candidate; a point with none, or several, raises.
+
+    quiet: nothing raises; the values (NaN where a point has no one candidate), then those points.
+    """
     shape = np.broadcast_shapes(*(np.shape(v) for option in options for v in option))
     cands = []
     for option in options:
@@ -166,6 +169,8 @@ def _pick_np(options: list, names: str, domains: list, where: str) -> tuple:
             np.copyto(c, v, where=ok & ~found)
         found |= ok
     bad = ~found | several
+    if quiet:
+        return (*(np.where(bad, np.nan, c) for c in chosen), bad)
     if np.any(bad):
         i = _first(bad)
         _pick([None if not ok[i] else tuple(float(v[i]) for v in values) for values, ok in cands], names, domains, where)
@@ -196,10 +201,11 @@ def _lambertw_np(x, branch=0):
     return np.where(ok, w, np.nan)
 
 
-def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str, where: str, integer: bool = False):
+def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str, where: str, integer: bool = False, skip=None):
     """runtime.roots.bracket_root at every point together: trial(x) -> (residuals, values, bad) over the points.
 
     integer: whole multiples of factor only, as runtime.roots.integer_root (brackets bisected to neighbours).
+    skip (quiet): points not to search; nothing raises, and the result is (roots, the points without one).
     """
 
     def f(x):
@@ -212,7 +218,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
     hi = hi if hi is not None else math.inf
     scale = float(factor)
     first = f(scale if start is None else start)
-    shape = np.shape(first)
+    shape = np.shape(first) if skip is None else np.broadcast_shapes(np.shape(first), np.shape(skip))
     g = np.full(shape, scale) if start is None else np.where((lo < np.asarray(start)) & (np.asarray(start) < hi), start, scale).astype(float)
     g = np.minimum(np.maximum(g, lo) if lo > 0 else g, hi)
     if kind != "real":
@@ -220,8 +226,10 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
     whole = (lambda x, up: (np.ceil(x / scale - 1e-9) if up else np.floor(x / scale + 1e-9)) * scale) if integer else (lambda x, up: x)
     g = whole(g, True)
     fg = f(g)
-    result = np.where(fg == 0, g, np.nan)
-    done = fg == 0
+    quiet = skip is not None
+    failed = np.broadcast_to(skip, shape).copy() if quiet else np.zeros(shape, dtype=bool)
+    result = np.where((fg == 0) & ~failed, g, np.nan)
+    done = (fg == 0) | failed
     size = np.abs(fg)
     # expand both sides until the sign changes (side 0 up, side 1 down), as bracket_root does
     side = [[g.copy(), fg.copy()], [g.copy(), fg.copy()]]
@@ -261,7 +269,12 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
     for i in zip(*np.nonzero(missing)) if np.ndim(missing) else ([()] if missing else []):
         # no bracket from the start (the other side has no values): the scalar rule, which scans the domain, at this point
         at = None if start is None else float(np.broadcast_to(start, shape)[i])
-        root = _root_1d(lambda x, i=i: float(f(np.full(shape, x))[i]), at, scale, kind, *given, name, unit, where, integer)[0]
+        try:
+            root = _root_1d(lambda x, i=i: float(f(np.full(shape, x))[i]), at, scale, kind, *given, name, unit, where, integer)[0]
+        except ChainError:
+            if not quiet:
+                raise
+            root, failed = np.nan, failed | _index_mask(shape, i)
         result, done = np.where(_index_mask(shape, i), root, result), done | _index_mask(shape, i)
     # bisect every bracket, geometric midpoints where the bracket spans more than a factor of 4
     live = bracketed.copy()
@@ -286,12 +299,16 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
     if integer:  # neighbours: a root where one side is negligible beside the other (a float model's rounding)
         near_a, near_b = ends & (np.abs(fa) <= 1e-9 * np.abs(fb)), ends & (np.abs(fb) <= 1e-9 * np.abs(fa))
         apart = ends & ~near_a & ~near_b
+        if quiet:
+            return np.where(near_a, a, np.where(near_b, b, result)), failed | apart
         if np.any(apart):
             i = _first(apart)
             at = f"{_shown(min(a[i], b[i]) / factor)} and {_shown(max(a[i], b[i]) / factor)} {unit}".rstrip()
             raise ChainError(f"no whole {name} solves {where}", f"the two sides cross between {name} = {at}; ask a question with such_that: for the smallest or largest {name} that meets a bound")
         return np.where(near_a, a, np.where(near_b, b, result))
     jump = ends & (np.abs(fa - fb) > 1e-6 * size)
+    if quiet:
+        return np.where(ends & ~jump, (a + b) / 2, np.where(jump, np.nan, result)), failed | jump
     if np.any(jump):
         i = _first(jump)
         at = f"{name} = {_shown((a[i] + b[i]) / 2 / factor)} {unit}".rstrip()
@@ -301,19 +318,26 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
 
 
 def _finite_np(kind: str, term, lo, hi):
-    """sum (or prod) of term(k) for k = lo .. hi, element by element; past an element's bounds a term counts as 0 (1)."""
+    """sum (or prod) of term(k) for k = lo .. hi, element by element; past an element's bounds a term counts as 0 (1).
+
+    The terms of many k at once (k along a new first axis, in chunks), added in order as the scalar loop adds them (cumsum).
+    """
     lo, hi = np.broadcast_arrays(np.asarray(np.round(lo), dtype=float), np.asarray(np.round(hi), dtype=float))
     total = np.zeros(lo.shape) if kind == "sum" else np.ones(lo.shape)
     known = ~(np.isnan(lo) | np.isnan(hi))  # a bound without a value (a search's trial point outside the domain)
     total = np.where(known, total, np.nan)
     if not np.any(known & (lo <= hi)):
         return total
-    for k in range(int(np.min(lo[known])), int(np.max(hi[known])) + 1):
+    first, last = int(np.min(lo[known])), int(np.max(hi[known]))
+    for start in range(first, last + 1, 4096):
+        k = np.arange(start, min(start + 4096, last + 1), dtype=float).reshape((-1,) + (1,) * total.ndim)
         inside = (lo <= k) & (k <= hi)
-        if not np.any(inside):
-            continue
-        value = np.broadcast_to(np.asarray(term(float(k)), dtype=float), total.shape)
-        total = np.where(inside, total + value if kind == "sum" else total * value, total)
+        values = np.broadcast_to(np.asarray(term(k), dtype=float), inside.shape)
+        values = np.where(inside, values, 0.0 if kind == "sum" else 1.0)
+        steps = np.concatenate([total[None], values])
+        total = (np.cumsum(steps, axis=0) if kind == "sum" else np.cumprod(steps, axis=0))[-1]
+        if not np.any(np.isfinite(total) & (k[-1] < hi)):  # no total left to finish (the scalar flavour stops at an overflow too)
+            break
     return total
 
 
@@ -323,4 +347,12 @@ def _factorial_np(x):
 
 
 def _gamma_np(x):
-    return np.vectorize(math.gamma, otypes=[float])(np.asarray(x, dtype=float))
+    """math.gamma element by element; NaN where it overflows or has a pole (the scalar flavour's error: no value there)."""
+
+    def gamma(v: float) -> float:
+        try:
+            return math.gamma(v)
+        except (OverflowError, ValueError):
+            return math.nan
+
+    return np.vectorize(gamma, otypes=[float])(np.asarray(x, dtype=float))

@@ -39,6 +39,7 @@ class Module(Arguments):
         self.public: list[tuple[str, list[str]]] = []  # (name, lines)
         self.private: list[list[str]] = []
         self.rules: dict[str, tuple[str, list[str]]] = {}  # question -> its rule function and the inputs it takes
+        self.vector_rules: dict[str, tuple[str, list[str]]] = {}  # question -> its NumPy rule over every point, and its inputs
         self.imports_made: dict[int, str] = {}
         self.displays: dict[str, str] = {}
         self.typ = ARRAY if numpy else SCALAR
@@ -137,7 +138,7 @@ class Module(Arguments):
                 about = docstring_text(
                     f"{comment(mn.model.name)} from {comment(inputs)} (base units): {', '.join(program.outputs) or 'nothing'}" + (", then each table's rows." if program.tables else ".")
                 )
-                w = writer_for(self.numpy)(program, fname, mn.variables, self.gaps, about)
+                w = writer_for(self.numpy, key[1])(program, fname, mn.variables, self.gaps, about)
                 blocks.append(w.write())
                 self.used |= w.used
         return blocks

@@ -5,8 +5,9 @@ is the rule at one point, as compiler/solve.py's ask_query runs it: the boundary
 program (its error means no boundary), `feasible(x)` from the at-program and the
 condition, the rule itself (`_answer`, copied from the runtime), and the solver's
 messages when there is no answer. The public function checks and converts its
-arguments and calls it (the NumPy flavour: once per element, so the rule has one
-definition).
+arguments and calls it. The NumPy flavour's public function runs the rule at every
+point at once instead (questions_np.py) and calls the rule at one point only where a
+point has no answer, for its error.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ... import program as P
 from ...numbers import exact
 from .layout import INDENT, Out, doc, tuple_text, unpack
 from .names import comment, docstring_text, literal, number, optional, scale
+from .questions_np import numpy_answer
 from .statements import Locals, program_inputs
 from .vector import writer_for
 
@@ -35,10 +37,10 @@ def question_function(module, fname: str, asking) -> list[str]:
     numpy = module.numpy
     known = [n for n in m.variables if n in asking.at.inputs and n != q.find]
     rule = _rule_function(module, fname, asking, known)
-    as_int = not numpy and var.domain.integer and asking.step is not None and all(_whole(x, factor) for x in (asking.step, asking.lo, asking.hi))
+    as_int = var.domain.integer and asking.step is not None and all(_whole(x, factor) for x in (asking.step, asking.lo, asking.hi))
     largest = "largest" if q.seek == "max" else "smallest"
     out = Out()
-    out.call(f"def {fname}", module.signature(mn, known), f" -> {'int' if as_int else 'np.ndarray' if numpy else 'float'}:")
+    out.call(f"def {fname}", module.signature(mn, known), f" -> {'np.ndarray' if numpy else 'int' if as_int else 'float'}:")
     out.push()
     rounding = ""
     if asking.step is not None:
@@ -61,7 +63,7 @@ def question_function(module, fname: str, asking) -> list[str]:
         *(f"    {a}" for a in module.args_doc(mn, known)),
         "",
         "Returns:",
-        f"    {q.find} [{comment(var.unit) or '1'}]" + (": an array, element by element." if numpy else ", a whole number." if as_int else "."),
+        f"    {q.find} [{comment(var.unit) or '1'}]" + ((": an array of whole numbers (int64)." if as_int else ": an array.") if numpy else ", a whole number." if as_int else "."),
         "",
         "Raises:",
         f"    ChainError: an input outside its domain, no {q.find} meets the condition (the message quotes the numbers at the limit),",
@@ -71,20 +73,13 @@ def question_function(module, fname: str, asking) -> list[str]:
     loc = Locals(mn.variables)
     module.prologue(out, mn, loc, known, set(known))
     titles = tuple_text([f"_TITLES[{literal(k)}].get({k}, {k})" for k in mn.kinds()]) if mn.kinds() else "()"
-    args = [loc[n] for n in _rule_inputs(module, asking, known)]
-    if not numpy:
-        out.call("value = " + rule, [*args, titles])
-        shown = scale("value", factor, False)
-        out.emit(f"return round({shown})" if as_int else f"return {shown}" if factor != 1 else "return float(value)")
+    inputs = _rule_inputs(module, asking, known)
+    if numpy:
+        numpy_answer(module, out, fname, asking, inputs, loc, rule, titles, factor, as_int)
         return out.lines
-    if not args:
-        out.emit(f"return np.asarray({scale(f'{rule}({titles})', factor, False)})")
-        return out.lines
-    out.call("_points = np.broadcast_arrays", args)
-    out.emit("_out = np.empty(_points[0].shape)")
-    out.emit("for _i in np.ndindex(_out.shape):")
-    out.call(f"{INDENT}_out[_i] = {rule}", ["*(float(_a[_i]) for _a in _points)", titles])
-    out.emit(f"return {scale('_out', factor, False)}")
+    out.call("value = " + rule, [*(loc[n] for n in inputs), titles])
+    shown = scale("value", factor, False)
+    out.emit(f"return round({shown})" if as_int else f"return {shown}" if factor != 1 else "return float(value)")
     return out.lines
 
 

@@ -3,9 +3,9 @@
 A generated module needs some of: the runtime rules (compiler/runtime/: domains,
 pick, rows, aggregate, LambertW, the root finder, the question rule), the scalar
 helpers of this backend (helpers.py: located messages, the catalog lookup, the
-search around the root finder) and, for the NumPy flavour, helpers_np.py. Each is
-copied with `inspect.getsource` (helpers_np.py, which imports NumPy, is read as
-text and cut with `ast`), only those a module uses and everything they call,
+search around the root finder) and, for the NumPy flavour, helpers_np.py and
+answer_np.py. Each is copied with `inspect.getsource` (the NumPy files, which import
+NumPy, are read as text and cut with `ast`), only those a module uses and everything they call,
 in one fixed order. Runtime names get a leading underscore in the copy (`pick` ->
 `_pick`), so no model name can shadow them; ChainError keeps its name: it is
 the module's public error.
@@ -36,13 +36,13 @@ def _catalog() -> dict[str, tuple[str, str]]:
     for name, obj in vars(helpers).items():
         if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == helpers.__name__:
             out[name] = (inspect.getsource(obj), "math")
-    path = Path(__file__).with_name("helpers_np.py")
-    text = path.read_text(encoding="utf-8")
-    for node in ast.parse(text).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            out[node.name] = (ast.get_source_segment(text, node, padded=True), "np")
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id.startswith("_"):
-            out[node.targets[0].id] = (ast.get_source_segment(text, node), "np")
+    for file in ("helpers_np.py", "answer_np.py"):
+        text = Path(__file__).with_name(file).read_text(encoding="utf-8")
+        for node in ast.parse(text).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                out[node.name] = (ast.get_source_segment(text, node, padded=True), "np")
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id.startswith("_"):
+                out[node.targets[0].id] = (ast.get_source_segment(text, node), "np")
     return out
 
 

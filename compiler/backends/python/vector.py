@@ -7,7 +7,10 @@ first element that fails raises the scalar flavour's error. A table runs row by
 row over all points, masking the rows past each point's row count; a numeric
 block bisects all points together (`_search_np`). Inside a search's trial the
 checks do not raise: a point without a value gets a NaN residual and is stepped
-over, as the scalar root finder steps over it.
+over, as the scalar root finder steps over it. `QuietProgramWriter` prints a whole
+program that way (`_quiet_<program>(inputs, _bad)` returns its outputs and the
+points without a value): the vectorised question rule's `feasible` and boundary,
+where the scalar rule catches the ChainError of one point.
 """
 
 from __future__ import annotations
@@ -61,7 +64,9 @@ class NumpyProgramWriter(ProgramWriter):
             else:
                 ordered.append(s)
             i = j
+        saved, self.checked = getattr(self, "checked", set()), {x.name for x in ordered if isinstance(x, P.Check)}
         super().body(out, ordered)
+        self.checked = saved
 
     def bad(self, out: Out, test: str) -> None:
         out.emit(f"_bad = _bad | {test}")
@@ -69,12 +74,17 @@ class NumpyProgramWriter(ProgramWriter):
     def _print_Assign(self, out: Out, s: P.Assign) -> None:
         target = self.names[s.name]
         self.assign(out, target, s.expr, s.name if may_be_complex(s.expr) else None)
-        if self.quiet:
+        if self.quiet and s.name not in self.checked:  # a checked value's check marks it
             self.bad(out, f"~np.isfinite({target})")
 
     def _print_Check(self, out: Out, s: P.Check) -> None:
         d = self.program.domains[s.name]
         x = self.names[s.name]
+        if self.quiet:  # a point outside the domain has no value: NaN from here on (a sum's bound, a table's rows)
+            out.emit(f"_ok = {self.each_in_domain(x, d)}")
+            out.emit("_bad = _bad | ~_ok")
+            out.emit(f"{x} = np.where(_ok, {x}, np.nan)")
+            return
         self.used.add("_outside_np")
         out.emit(f"if not {self.in_domain(x, d)}:")
         out.push()
@@ -88,9 +98,19 @@ class NumpyProgramWriter(ProgramWriter):
         high = f"np.max({x}) <= {number(d.hi)}" if d.hi is not None else f"np.max({x}) < np.inf"
         return f"({low} and {high})"
 
+    def each_in_domain(self, x: str, d: P.Domain) -> str:
+        """in_domain point by point, a NumPy bool even for a constant (NaN is in no domain)."""
+        low = {"positive": f"{x} > 0", "nonnegative": f"{x} >= 0", "real": f"{x} > -np.inf"}[d.kind]
+        if d.lo is not None and (d.kind == "real" or d.lo > 0 or (d.kind == "nonnegative" and d.lo == 0)):
+            low = f"{x} >= {number(d.lo)}"
+        return f"np.logical_and({low}, {x} <= {number(d.hi)})" if d.hi is not None else f"np.logical_and({low}, {x} < np.inf)"
+
     def _print_Guard(self, out: Out, s: P.Guard) -> None:
         zero = f"{self.pr.code(s.divisor, 6)} == 0"
         test = zero if s.when == P.TRUE else f"np.logical_and({self.pr.code(s.when)}, {zero})"
+        if self.quiet:
+            self.bad(out, f"({test})")
+            return
         out.emit(f"if np.any({test}):")
         out.push()
         out.call("raise ChainError", [literal(f"division by zero in {s.site.what}"), literal(f"the divisor {P.text(s.divisor)} is 0 here")])
@@ -104,7 +124,12 @@ class NumpyProgramWriter(ProgramWriter):
         out.call("_options = ", options, "", "[", "]")
         self.used.add("_pick_np")
         domains = [self.domain_tuple(n) for n in s.names]
-        out.call(f"{targets([self.names[n] for n in s.names])} = _pick_np", ["_options", literal(", ".join(s.names)), f"[{', '.join(domains)}]", literal(s.site.what)])
+        args = ["_options", literal(", ".join(s.names)), f"[{', '.join(domains)}]", literal(s.site.what)]
+        if self.quiet:
+            out.call(f"{', '.join([*(self.names[n] for n in s.names), '_no_pick'])} = _pick_np", [*args, "True"])
+            self.bad(out, "_no_pick")
+            return
+        out.call(f"{targets([self.names[n] for n in s.names])} = _pick_np", args)
 
     def _print_Loop(self, out: Out, s: P.Loop) -> None:
         t = s.table
@@ -198,14 +223,14 @@ class NumpyProgramWriter(ProgramWriter):
         out.end_def()
         start = "None" if s.starts[0] is None else self.pr.code(s.starts[0])
         self.used.add("_search_np")
-        out.call(
-            f"{self.names[tear]} = _search_np",
-            [trial, start, number(d.factor), literal(d.kind), optional(d.lo), optional(d.hi), literal(tear), literal(d.unit), literal(s.site.what), *(["True"] if tear in s.whole else [])],
-        )
-        out.call(f"_, {tuple_text(inner)}, _bad = {trial}" if inner else f"_, _, _bad = {trial}", [self.names[tear]])
-        if self.quiet:
-            self.bad(out, "_bad")
+        args = [trial, start, number(d.factor), literal(d.kind), optional(d.lo), optional(d.hi), literal(tear), literal(d.unit), literal(s.site.what)]
+        if self.quiet:  # the points already without a value are not searched; one without a root has none
+            out.call(f"{self.names[tear]}, _no_root = _search_np", [*args, str(tear in s.whole), "_bad"])
+            out.call(f"_, {tuple_text(inner)}, _trial_bad = {trial}" if inner else f"_, _, _trial_bad = {trial}", [self.names[tear]])
+            self.bad(out, "_no_root | _trial_bad")
         else:
+            out.call(f"{self.names[tear]} = _search_np", [*args, *(["True"] if tear in s.whole else [])])
+            out.call(f"_, {tuple_text(inner)}, _bad = {trial}" if inner else f"_, _, _bad = {trial}", [self.names[tear]])
             self.used.add("_first_bad")
             out.emit("if np.any(_bad):")
             out.call(f"{INDENT}raise _first_bad", ["_bad", literal(s.site.what)])
@@ -213,5 +238,34 @@ class NumpyProgramWriter(ProgramWriter):
         self.rows.update(rows_made)
 
 
-def writer_for(numpy: bool) -> type[ProgramWriter]:
+class QuietProgramWriter(NumpyProgramWriter):
+    """`def _quiet_<program>(inputs, _bad)`: the program at every point, where a point without a value is marked, never raised.
+
+    `_bad` on entry marks the points not asked for; the function returns the outputs (NaN, or any value,
+    where a point is bad), each table's rows, then `_bad`.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.quiet = True
+
+    def write(self) -> list[str]:
+        out = Out()
+        args = [self.names[n] for n in self.inputs()]
+        out.call(f"def {self.fname}", [*args, "_bad"], ":")
+        out.push()
+        doc(out, self.about)
+        out.emit('with np.errstate(all="ignore"):  # a point that fails is marked in _bad')
+        out.push()
+        self.body(out, self.program.body)
+        out.pop()
+        results = [self.names[n] for n in self.program.outputs] + [self.rows[t] for t in self.program.tables if t in self.rows]
+        out.call("return ", [*results, "_bad"], "", "(", ")")
+        self.used |= self.pr.used | {"np"}
+        return out.lines
+
+
+def writer_for(numpy: bool, quiet: bool = False) -> type[ProgramWriter]:
+    if quiet:
+        return QuietProgramWriter
     return NumpyProgramWriter if numpy else ProgramWriter
