@@ -39,9 +39,11 @@ def expr(e: sp.Basic) -> P.Expr:
         node, ready = stack.pop()
         if id(node) in done:
             continue
-        if isinstance(node, (sp.Sum, sp.Product)):  # its limits are a (index, lo, hi) Tuple: lowered as one node
-            (k, lo, hi) = node.limits[0]
-            done[id(node)] = P.Sum("sum" if isinstance(node, sp.Sum) else "prod", k.name, expr(lo), expr(hi), expr(node.function))
+        if isinstance(node, (sp.Sum, sp.Product)):  # its limits are (index, lo, hi) Tuples, innermost first
+            kind, body = "sum" if isinstance(node, sp.Sum) else "prod", expr(node.function)
+            for k, lo, hi in node.limits:  # SymPy merges a sum of a sum into one node with several limits
+                body = P.Sum(kind, k.name, expr(lo), expr(hi), body)
+            done[id(node)] = body
             continue
         args = node.args if not isinstance(node, (sp.Symbol, sp.Number, AppliedUndef)) else ()
         if not ready and args:

@@ -69,6 +69,7 @@ class Printer:
         self.problems: list[str] = []
         self.missing: list[str] = []
         self.terms = 0  # > 0 inside a sum's body, where a formula is an array (one value per term)
+        self.indices: list[str] = []  # the indices of the sums around the formula being printed
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -223,19 +224,21 @@ class Printer:
 
     def _Sum(self, e):
         """SUMPRODUCT over the rows 1..n of ROW(INDIRECT("1:"&n)), n = hi - lo + 1; the index is row + lo - 1."""
-        if self.terms:
-            return self._problem("a sum or product inside another one's terms (a formula holds one array of terms)")
+        if P.refs(e) & set(self.indices):  # one that does not is one number per term of the outer sum
+            return self._problem("a sum or product whose bounds or terms read an enclosing sum's index (a formula holds one array of terms)")
         count = self._node(self._conv(P.Add((e.hi, P.Mul((P.Num(Fraction(-1)), e.lo)), P.Num(Fraction(1))))))
         rows = xl.Index(e.index, xl.fn("ROW", xl.fn("INDIRECT", xl.op("&", xl.Str("1:"), count))))
         row = e.index + "#row"
         index = Inline(P.Add((P.Ref(row), e.lo, P.Num(Fraction(-1)))))  # printed in place, so lo - 1 folds away
         outer = self.resolve
         self.resolve = lambda name: (rows, Fraction(1)) if name == row else (index, 1) if name == e.index else outer(name)
-        self.terms += 1
+        terms, self.terms = self.terms, 1
+        self.indices.append(e.index)
         try:
             body = self._node(self._conv(e.body))
         finally:
-            self.resolve, self.terms = outer, self.terms - 1
+            self.resolve, self.terms = outer, terms
+            self.indices.pop()
         if e.index in P.refs(e.body):
             return Prod(Fraction(1), [xl.Series(e.kind, rows, count, body)])
         if e.kind == "sum":  # SUMPRODUCT of one number is that number: n terms of it are n times it
