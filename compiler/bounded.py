@@ -21,6 +21,7 @@ DIGITS = 30  # significant digits of an approximate (too long, or beyond float r
 LN10 = math.log(10)
 HINT_VALUE = "log() and sqrt() need arguments above zero"
 limit = 10_000  # the solver sets this from CHAINC_MAX_EXACT_DIGITS before each run
+max_terms = 1_000_000  # and this from CHAINC_MAX_SUM_TERMS
 # A run keeps a value exact while its fraction is short (SHORT_BITS, numerator and denominator together);
 # a longer one is carried as a binary float, where exactness buys nothing but time (run.py's Runner sets
 # `short` per run, and redoes a run exactly, short = None, when a decision depends on the digits).
@@ -36,6 +37,10 @@ class Problem(ChainError):
     """No real value, or too large to compute: the message names the operation, the hint what to do."""
 
 
+class LimitReached(Problem):
+    """A limit of limits.py stopped the computation: not "no value", so a search stops and names the limit."""
+
+
 def count(x) -> str:
     """1,000,000,000,000 for whole numbers (up to 10^15), else 6 significant figures."""
     whole = isinstance(x, int) or (isinstance(x, Fraction) and x.denominator == 1)
@@ -44,7 +49,7 @@ def count(x) -> str:
 
 def too_big(what: str, magnitude: float) -> Problem:
     size = f"10^({'-' if magnitude < 0 else ''}{abs(magnitude):.3g})" if abs(magnitude) >= 1e6 else f"1e{'-' if magnitude < 0 else ''}{abs(magnitude):.0f}"
-    return Problem(
+    return LimitReached(
         f"{what} would be about {size}, beyond the {limit:,} digits chainc computes with",
         f"check the inputs; to compute with larger numbers, set the environment variable CHAINC_MAX_EXACT_DIGITS to a larger number of digits (now {limit:,})",
     )

@@ -188,8 +188,11 @@ def _finite(add: bool, k: str, lo: int, hi: int, body, env):
     total stays exact while its fraction is short (as every value of a run); past that it is
     summed in floats (math.fsum), or to 30 digits where its terms leave float range.
     """
-    if hi - lo > 10**6:
-        raise B.Problem(f"a sum of {hi - lo + 1:,} terms", "sums run over at most a million whole numbers")
+    if hi - lo >= B.max_terms:
+        raise B.LimitReached(
+            f"a {'sum' if add else 'product'} of {hi - lo + 1:,} terms (from {k.split('#')[0]} = {B.count(lo)} to {B.count(hi)}) is more than the sum_terms limit of {B.max_terms:,}",
+            f"if the model is right, set the environment variable CHAINC_MAX_SUM_TERMS to a larger number of terms (now {B.max_terms:,})",
+        )
     if hi < lo:
         return 0 if add else 1
     sub = dict(env)

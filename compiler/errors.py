@@ -86,6 +86,10 @@ class SolveError(ChaincError, ArithmeticError):
     """No feasible answer, or no way to find one."""
 
 
+class LimitError(SolveError):
+    """A limit of limits.py stopped the computation: the message names it, the hint says how to raise it."""
+
+
 class NoAnswerError(SolveError):
     """A question without an answer: why is 'infeasible' (no value meets it) or 'unbounded' (no extreme)."""
 

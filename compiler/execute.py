@@ -17,8 +17,8 @@ from functools import lru_cache
 
 from . import bounded as B
 from . import program as P
-from .errors import ArgumentError, NoAnswerError, SolveError
-from .limits import MAX_EXACT_DIGITS
+from .errors import ArgumentError, LimitError, NoAnswerError, SolveError
+from .limits import MAX_EXACT_DIGITS, limit
 from .limits import value as limit_value
 from .located import located, shown_values
 from .numbers import exact
@@ -46,7 +46,7 @@ class Prepared:
 
 def execute(prep: Prepared, given: dict, find: tuple = (), check_domain: bool = True) -> Solution:
     """Run a prepared shape at these givens (base units)."""
-    B.limit = limit_value(MAX_EXACT_DIGITS)
+    B.limit, B.max_terms = limit_value(MAX_EXACT_DIGITS), limit("sum_terms")
     m = prep.model
     env = dict(prep.params)
     env.update((n, v) for n, v in prep.defaults.items() if n not in given and n not in find)
@@ -137,6 +137,8 @@ def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None
         """The condition at x; a point where the model has no admissible value is not feasible."""
         try:
             values = at(x).values
+        except LimitError as e:  # not "no value at x": the search cannot go on, and its answer may lie past x
+            raise LimitError(f"question {q.name}: the search for {q.find} stopped at {q.find} = {B.count(x / exact(model.variables[q.find].factor))}: {e.message}", q.loc, e.hint) from None
         except SolveError:
             return False
         for div, when in rule.guards:  # a division the condition writes (SymPy may have cancelled it) is by zero: an error, not a no

@@ -26,7 +26,7 @@ import sympy as sp
 
 from .errors import Loc, ModelError, UnitError
 from .expr_calls import Calls
-from .limits import LIMITS
+from .limits import LIMITS, number_problem
 from .terms import AGGREGATES, ANY, BOOL, FINITE, FUNCTIONS, IF, Scope, Term, Where, is_condition, same_dim
 from .units import DIMENSIONLESS, BadUnit, dim_str, parse_unit
 
@@ -35,8 +35,6 @@ MAX_TEXT = LIMITS["expression_chars"].default
 MAX_EXPONENT = LIMITS["power_exponent"].default
 MAX_DEPTH = LIMITS["expression_depth"].default  # nesting of the syntax tree; deeper is surely not a formula a person wrote
 MAX_DIGITS = LIMITS["constant_digits"].default  # a constant with more decimal digits than this is refused, not computed
-MAX_NUMBER = LIMITS["number_chars"].default  # characters of a written number
-MAX_POWER_OF_TEN = LIMITS["number_exponent"].default  # 1e300
 
 __all__ = ["AGGREGATES", "ANY", "BOOL", "FINITE", "FUNCTIONS", "Scope", "Term", "Where", "is_condition", "same_dim", "parse_expression", "split_equation"]
 
@@ -211,9 +209,9 @@ class _Builder(Calls):
         text = self.segment(node).replace("_", "")
         if not _DECIMAL.fullmatch(text):
             raise self.fail(node, f"'{text}' is not a decimal number", "write numbers in decimal, such as 16 or 0.5 or 1e-3")
-        exp = text.lower().split("e")[1] if "e" in text.lower() else "0"
-        if len(text) > MAX_NUMBER or abs(int(exp or 0)) > MAX_POWER_OF_TEN:
-            raise self.fail(node, f"number {text} is out of range", f"numbers go up to 1e{MAX_POWER_OF_TEN}; use a unit prefix (TB, GFLOP) for big quantities")
+        problem = number_problem(text)
+        if problem:
+            raise self.fail(node, *problem)
         number = _rational(text)
         return Term(number, ANY if number == 0 else DIMENSIONLESS)
 

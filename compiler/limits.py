@@ -80,6 +80,13 @@ LIMITS = {
             "the digits of a number the evaluator computes with (an exact value's digits, any value's decimal exponent)",
             "set the environment variable CHAINC_MAX_EXACT_DIGITS to a larger number of digits",
         ),
+        Limit(
+            "sum_terms",
+            1_000_000,
+            "CHAINC_MAX_SUM_TERMS",
+            "the terms of one sum or product, sum(f(k) for k in range(lo, hi)), as the solver and the generated Python compute it",
+            "if the model is right, raise the limit, e.g. CHAINC_MAX_SUM_TERMS=10000000 (about a second per million terms)",
+        ),
         # tables and sweeps
         Limit("table_rows", 1000, None, "the rows of one table unless it sets max_rows", "set max_rows: on the table (at most 100,000)"),
         Limit("table_rows_max", 100_000, None, "the largest max_rows a table may set", "split the simulation into coarser steps"),
@@ -89,6 +96,22 @@ LIMITS = {
 
 
 MAX_EXACT_DIGITS = LIMITS["exact_digits"]
+
+
+def number_problem(text: str) -> tuple[str, str] | None:
+    """What is wrong with a written decimal number ('1e400', 5,000 digits), as (message, hint); None if it is fine.
+
+    The one rule for a number in a model file, an expression, a catalog entry and a --given value:
+    at most number_chars characters, a decimal exponent of at most number_exponent, and (so) finite.
+    """
+    chars, exponent = LIMITS["number_chars"], LIMITS["number_exponent"]
+    text = text.strip()
+    if len(text) > chars.value():
+        return f"a number of {len(text):,} characters is more than chainc reads ({chars.value()})", chars.how
+    mantissa, _, exp = text.replace("_", "").replace(",", "").lower().partition("e")
+    if exp.lstrip("+-").isdigit() and abs(int(exp)) > exponent.value():
+        return f"number {text} is out of range: exponents go up to {exponent.value()}", exponent.how
+    return None
 
 
 def limit(name: str) -> int:

@@ -7,7 +7,7 @@ from fractions import Fraction
 from . import bounded as B
 from . import program as P
 from .closures import _FAILURES, Env, Exactly, compile_expr
-from .errors import SolveError
+from .errors import LimitError, SolveError
 from .runtime import values as V
 
 
@@ -70,7 +70,8 @@ def located(site: P.Site, e: BaseException, expr, env: Env, domains: dict, what:
     values = shown_values(P.refs(expr), env, domains) if expr is not None else ""
     where = what or site.what
     sep = " " if problem == "division by zero" else ", "
-    return SolveError(f"{problem}{sep}in {where}" + (f" ({values})" if values else ""), site.loc, hint)
+    cls = LimitError if isinstance(e, B.LimitReached) else SolveError  # a limit is not "no value": a search stops at it
+    return cls(f"{problem}{sep}in {where}" + (f" ({values})" if values else ""), site.loc, hint)
 
 
 def fail(site: P.Site, message: str, hint: str = "", env: Env | None = None, names=()) -> SolveError:

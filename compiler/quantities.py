@@ -14,11 +14,11 @@ import re
 from fractions import Fraction
 
 from .errors import ArgumentError
+from .limits import number_problem
 from .numbers import exact
 
 COUNTING = {"[token]", "[request]"}
 _NUMBER = re.compile(r"\s*([-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
-MAX_DIGITS = 400  # a written number longer than this is refused, not computed
 
 
 class UnknownUnit(ValueError):
@@ -50,8 +50,11 @@ def dim_text(d: dict) -> str:
 def parse_number(text: str) -> tuple[Fraction, str]:
     """'3.35 TB/s' -> (Fraction('3.35'), 'TB/s'); exact, commas allowed."""
     m = _NUMBER.match(str(text))
-    if not m or len(m.group(1)) > MAX_DIGITS:
+    if not m:
         raise UnknownUnit(f"'{text}' is not a number with an optional unit")
+    problem = number_problem(m.group(1))
+    if problem:
+        raise UnknownUnit(f"{problem[0]} ({problem[1]})")
     return Fraction(m.group(1).replace(",", "").replace("_", "")), m.group(2).strip()
 
 

@@ -42,7 +42,7 @@ from typing import Any
 import yaml
 
 from .errors import ChaincError, Loc, ModelError
-from .limits import LIMITS, limit
+from .limits import LIMITS, limit, number_problem
 
 KeyPath = tuple
 
@@ -423,12 +423,10 @@ def _join_surrogates(text: str) -> str:
 
 def _check_number(text: str, where) -> None:
     """A decimal number as YAML resolved it: short enough to read, and finite (where() locates it)."""
-    chars, exponent = LIMITS["number_chars"], LIMITS["number_exponent"]
-    if len(text) > chars.value():
-        raise ModelError(f"a number of {len(text):,} characters is more than chainc reads ({chars.value()})", where(), chars.how)
-    exp = re.search(r"[eE]([-+]?[0-9]+)$", text)
-    if exp and abs(int(exp.group(1))) > exponent.value():
-        raise ModelError(f"number {text} is out of range", where(), f"exponents go up to {exponent.value()}: {exponent.how}")
+    problem = number_problem(text)
+    if problem:
+        raise ModelError(*problem[:1], where(), problem[1])
     if "." in text or "e" in text.lower():
         if not math.isfinite(float(text.replace("_", ""))):
+            exponent = LIMITS["number_exponent"]
             raise ModelError(f"number {text} is out of range", where(), f"numbers go up to about 1e{exponent.value()}: {exponent.how}")

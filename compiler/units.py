@@ -15,7 +15,7 @@ from pathlib import Path
 import pint
 import sympy as sp
 
-from .limits import LIMITS
+from .limits import LIMITS, number_problem
 
 Dim = pint.util.UnitsContainer
 DIMENSIONLESS = Dim()
@@ -82,16 +82,13 @@ _NUMBER = re.compile(r"\s*([-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\
 
 def exact_number(text: str) -> sp.Rational:
     """A written decimal number ('1,024', '8_030', '1e-3', '.5') -> an exact Rational; bounded, so never slow."""
-    chars, exponent = LIMITS["number_chars"], LIMITS["number_exponent"]
     text = str(text).strip()
-    if len(text) > chars.value():
-        raise BadUnit(f"a number of {len(text):,} characters is more than chainc reads ({chars.value()})")
+    problem = number_problem(text)
+    if problem:
+        raise BadUnit(problem[0])
     digits = text.replace(",", "").replace("_", "")
     if not _DECIMAL.fullmatch(digits):
         raise BadUnit(f"'{text}' is not a decimal number")
-    mantissa, _, exp = digits.lower().partition("e")
-    if abs(int(exp or 0)) > exponent.value():
-        raise BadUnit(f"number {text} is out of range: exponents go up to {exponent.value()}")
     return sp.Rational(digits)
 
 

@@ -170,7 +170,9 @@ def _ask_fewest_servers(answer_time, arrival_rate, service_time, wait_target, ti
     def _feasible(x):
         try:
             left, right = _sides(x)
-        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
+            if e.kind == "limit":
+                raise ChainError("question fewest_servers: the search for servers stopped: " + e.message, e.hint, "limit") from None
             return False
         return left <= right
 
@@ -199,7 +201,9 @@ def _ask_max_arrival_rate(answer_time, servers, service_time, wait_target, title
     def _feasible(x):
         try:
             left, right = _sides(x)
-        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
+            if e.kind == "limit":
+                raise ChainError("question max_arrival_rate: the search for arrival_rate stopped: " + e.message, e.hint, "limit") from None
             return False
         return left <= right
 
@@ -232,7 +236,7 @@ def _solve_erlang_c(answer_time, arrival_rate, servers, service_time):
     if servers == 0:
         raise ChainError("division by zero in line 70: occupancy = load / servers", "the divisor servers is 0 here")
     try:
-        erlang_sum = _real(sum(load**k / _factorial(k) for k in range(_whole(0), _whole(servers))), "erlang_sum")
+        erlang_sum = _real(sum(load**k / _factorial(k) for k in _terms(0, servers)), "erlang_sum")
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(e, "erlang_sum", "line 71: erlang_sum = sum(load**k / factorial(k) for k in range(servers))") from None
     if not 0 < erlang_sum < math.inf:
@@ -289,7 +293,7 @@ def _boundary_fewest_servers(answer_time, arrival_rate, service_time, wait_targe
 
     def _trial1(servers):
         try:
-            erlang_sum = _real(sum(load**k / _factorial(k) for k in range(_whole(0), _whole(servers))), "erlang_sum")
+            erlang_sum = _real(sum(load**k / _factorial(k) for k in _terms(0, servers)), "erlang_sum")
         except (ArithmeticError, ValueError, TypeError) as e:
             raise _failed(e, "erlang_sum", "line 71: erlang_sum = sum(load**k / factorial(k) for k in range(servers))") from None
         if not 0 < erlang_sum < math.inf:
@@ -349,7 +353,7 @@ def _boundary_max_arrival_rate(answer_time, servers, service_time, wait_target):
 
     def _trial1(load):
         try:
-            erlang_sum = _real(sum(load**k / _factorial(k) for k in range(_whole(0), _whole(servers))), "erlang_sum")
+            erlang_sum = _real(sum(load**k / _factorial(k) for k in _terms(0, servers)), "erlang_sum")
         except (ArithmeticError, ValueError, TypeError) as e:
             raise _failed(e, "erlang_sum", "line 71: erlang_sum = sum(load**k / factorial(k) for k in range(servers))") from None
         if not 0 < erlang_sum < math.inf:
@@ -1012,6 +1016,18 @@ def _whole(x) -> int:
     if abs(x - n) > 1e-9 * max(1, abs(n)):
         raise ChainError(f"a bound of a sum is {_shown(x)}, not a whole number", "a sum runs over whole numbers: wrap the bound in ceil() or floor()")
     return n
+
+
+def _terms(lo, hi, most: int = 1_000_000) -> range:
+    """A sum's index values lo .. hi - 1: whole-number bounds, at most `most` of them (the solver's sum_terms limit)."""
+    lo, hi = _whole(lo), _whole(hi)
+    if hi - lo > most:
+        raise ChainError(
+            f"a sum of {hi - lo:,} terms (from {lo:,} to {hi - 1:,}) is more than the sum_terms limit of {most:,}",
+            "if the model is right, compute it with chainc and a larger CHAINC_MAX_SUM_TERMS (the generated module keeps the default)",
+            "limit",
+        )
+    return range(lo, hi)
 
 
 def _factorial(x) -> float:

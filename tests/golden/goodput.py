@@ -489,7 +489,9 @@ def _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_b
     def _feasible(x):
         try:
             left, right = _sides(x)
-        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
+            if e.kind == "limit":
+                raise ChainError("question max_batch: the search for batch stopped: " + e.message, e.hint, "limit") from None
             return False
         return left <= right
 
@@ -518,7 +520,9 @@ def _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_targ
     def _feasible(x):
         try:
             left, right = _sides(x)
-        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
+            if e.kind == "limit":
+                raise ChainError("question fitting_batch_latency: the search for batch stopped: " + e.message, e.hint, "limit") from None
             return False
         return left <= right
 
@@ -547,7 +551,9 @@ def _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tp
     def _feasible(x):
         try:
             left, right = _sides(x)
-        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
+            if e.kind == "limit":
+                raise ChainError("question fitting_batch_memory: the search for batch stopped: " + e.message, e.hint, "limit") from None
             return False
         return left <= right
 
@@ -573,7 +579,9 @@ def _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_targ
         try:
             step_bytes, tpot, _, _ = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
             return bool(step_bytes <= memory and tpot <= tpot_target)
-        except ChainError:  # the model has no admissible value at x: the conditions do not hold there
+        except ChainError as e:  # the model has no admissible value at x: the conditions do not hold there
+            if e.kind == "limit":
+                raise ChainError("question fitting_batch: the search for batch stopped: " + e.message, e.hint, "limit") from None
             return False
 
     limits = []

@@ -109,7 +109,9 @@ def _ask_max_utilization(p99_target, percentile, service_time, titles):
     def _feasible(x):
         try:
             left, right = _sides(x)
-        except ChainError:  # the model has no admissible value at x: the condition does not hold there
+        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
+            if e.kind == "limit":
+                raise ChainError("question max_utilization: the search for utilization stopped: " + e.message, e.hint, "limit") from None
             return False
         return left <= right
 

@@ -169,9 +169,9 @@ class ScalarPrinter:
         lo, hi = self.code(e.lo), self.code(past(e.hi))
         body = self.code(e.body)
         self.names.unbind(e.index)
-        self.used |= {"_whole", "math"}
+        self.used |= {"_terms", "math"}
         fn = "sum" if e.kind == "sum" else "math.prod"
-        return f"{fn}({body} for {k} in range(_whole({lo}), _whole({hi})))", ATOM
+        return f"{fn}({body} for {k} in _terms({lo}, {hi}))", ATOM
 
     def _index(self, e: P.Sum) -> str:
         """A local name for a sum's index that no name of the model takes."""

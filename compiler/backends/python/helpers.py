@@ -117,6 +117,18 @@ def _whole(x) -> int:
     return n
 
 
+def _terms(lo, hi, most: int = 1_000_000) -> range:
+    """A sum's index values lo .. hi - 1: whole-number bounds, at most `most` of them (the solver's sum_terms limit)."""
+    lo, hi = _whole(lo), _whole(hi)
+    if hi - lo > most:
+        raise ChainError(
+            f"a sum of {hi - lo:,} terms (from {lo:,} to {hi - 1:,}) is more than the sum_terms limit of {most:,}",
+            "if the model is right, compute it with chainc and a larger CHAINC_MAX_SUM_TERMS (the generated module keeps the default)",
+            "limit",
+        )
+    return range(lo, hi)
+
+
 def _factorial(x) -> float:
     """n! of a whole n (as a float, like the rest of the module), else gamma(x + 1)."""
     return float(math.factorial(_whole(x))) if abs(x - round(x)) <= 1e-9 * max(1, abs(x)) and x >= 0 else math.gamma(x + 1)

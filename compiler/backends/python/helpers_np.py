@@ -19,7 +19,7 @@ from ...runtime.values import pick as _pick
 from ...runtime.values import require as _require
 from ...runtime.values import rows as _rows
 from ...runtime.values import shown as _shown
-from .helpers import _failed_row, _outside
+from .helpers import _failed_row, _outside, _terms
 
 
 def _first(mask) -> tuple:
@@ -329,6 +329,7 @@ def _finite_np(kind: str, term, lo, hi):
     if not np.any(known & (lo <= hi)):
         return total
     first, last = int(np.min(lo[known])), int(np.max(hi[known]))
+    _terms(first, last + 1)  # at most the solver's sum_terms limit of them
     for start in range(first, last + 1, 4096):
         k = np.arange(start, min(start + 4096, last + 1), dtype=float).reshape((-1,) + (1,) * total.ndim)
         inside = (lo <= k) & (k <= hi)

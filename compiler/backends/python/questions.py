@@ -141,7 +141,8 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     if asking.guards:
         out.emit("except ZeroDivisionError as e:  # the condition divides by zero: an error, not a no")
         out.emit(f'{INDENT}raise ChainError({literal(f"division by zero in question {q.name}: {q.condition_text}")}, f"the divisor {{e}} is 0 here") from None')
-    out.emit("except ChainError:  # the model has no admissible value at x: the condition does not hold there")
+    out.emit("except ChainError as e:  # the model has no admissible value at x: the condition does not hold there")
+    _limit_stops(out, q)
     out.emit(f"{INDENT}return False")
     out.emit(f"return {'bool(left ' if numpy else 'left '}{asking.condition.op} right{')' if numpy else ''}")
     out.end_def()
@@ -213,7 +214,8 @@ def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
     _at_point(out, asking, at, loc, P.refs(asking.condition))
     out.emit(f"return bool({pr.code(asking.condition)})")
     out.pop()
-    out.emit("except ChainError:  # the model has no admissible value at x: the conditions do not hold there")
+    out.emit("except ChainError as e:  # the model has no admissible value at x: the conditions do not hold there")
+    _limit_stops(out, q)
     out.emit(f"{INDENT}return False")
     out.end_def()
     parts = []
@@ -261,3 +263,9 @@ def query_function(module, fname: str, solution, find: list[str], given: list[st
     positional = [(n, solution.given[n]) for n in given if n in solution.given]
     summary = f"Solve {comment(m.title)} for {', '.join(find) or 'every variable'} from {', '.join(given) or 'the defaults'} (chainc build --find/--given)."
     return module.forward(fname, summary, solution.program, positional)
+
+
+def _limit_stops(out, q) -> None:
+    """A limit reached at x is not "no value at x": the search cannot go on (the solver's words)."""
+    out.emit(f'{INDENT}if e.kind == "limit":')
+    out.emit(f'{INDENT * 2}raise ChainError({literal(f"question {q.name}: the search for {q.find} stopped: ")} + e.message, e.hint, "limit") from None')
