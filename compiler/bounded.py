@@ -37,8 +37,13 @@ class Problem(ChainError):
     """No real value, or too large to compute: the message names the operation, the hint what to do."""
 
 
-class LimitReached(Problem):
-    """A limit of limits.py stopped the computation: not "no value", so a search stops and names the limit."""
+class LimitReached(Exception):
+    """A limit of limits.py stopped the computation: not "no value" (so not a ChainError, which a search
+    steps over as a point without a value); every search stops at it, and the error names the limit."""
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.message, self.hint = message, hint
 
 
 def count(x) -> str:
@@ -49,7 +54,8 @@ def count(x) -> str:
 
 def too_big(what: str, magnitude: float) -> Problem:
     size = f"10^({'-' if magnitude < 0 else ''}{abs(magnitude):.3g})" if abs(magnitude) >= 1e6 else f"1e{'-' if magnitude < 0 else ''}{abs(magnitude):.0f}"
-    return LimitReached(
+    # at a root search's trial point (a float guess) it is a point without a value, which the search steps over
+    return (Problem if probing else LimitReached)(
         f"{what} would be about {size}, beyond the {limit:,} digits chainc computes with",
         f"check the inputs; to compute with larger numbers, set the environment variable CHAINC_MAX_EXACT_DIGITS to a larger number of digits (now {limit:,})",
     )

@@ -22,7 +22,8 @@ Fn = Callable[[Env], object]
 EXACT_SUM_BITS = 4096  # the exact rerun's bound on a sum's running total (beyond it: floats, as before)
 _CMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 _CONST = {"pi": math.pi, "E": math.e, "I": 1j}
-_FAILURES = (ArithmeticError, ValueError, TypeError, V.ChainError)
+_FAILURES = (ArithmeticError, ValueError, TypeError, V.ChainError)  # no value here: a search steps over such a point
+_LOCATED = (*_FAILURES, B.LimitReached)  # what a statement reports, located: a limit too, which no search steps over
 
 
 def _minmax(fn):

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from . import bounded as B
 from . import program as P
+from .deadline import budgeted
 from .errors import ArgumentError, LimitError, NoAnswerError, SolveError
 from .limits import MAX_EXACT_DIGITS, limit
 from .limits import value as limit_value
@@ -44,6 +45,7 @@ class Prepared:
     formulas: dict = field(default_factory=dict)  # closed forms of 'define' steps (cold path only)
 
 
+@budgeted
 def execute(prep: Prepared, given: dict, find: tuple = (), check_domain: bool = True) -> Solution:
     """Run a prepared shape at these givens (base units)."""
     B.limit, B.max_terms = limit_value(MAX_EXACT_DIGITS), limit("sum_terms")
@@ -81,6 +83,7 @@ class PreparedQuestion:
     parts: tuple = ()
 
 
+@budgeted
 def ask(pq: PreparedQuestion, given: dict) -> Answer:
     """The answer at these givens (base units): each part's first, then the runtime's rule over the model at x."""
     rule = pq.rule
@@ -102,6 +105,8 @@ def ask(pq: PreparedQuestion, given: dict) -> Answer:
     if pq.boundary is not None:
         try:
             bsol = execute(pq.boundary, given, (find,))
+        except LimitError:
+            raise
         except SolveError:
             pass  # the boundary has no value at these inputs: the rule searches the domain
     return answer_question(pq.at.model, rule, at, bsol)
@@ -189,6 +194,8 @@ def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
     if e.kind == "infeasible":
         try:
             s = at(e.at)
+        except LimitError:
+            raise
         except SolveError as err:  # the model has no admissible value even at the closest point
             return NoAnswerError(f"question {q.name}: no {q.find} meets {q.condition_text}: {err.message}", q.loc, (f"{span}; " if span else "") + err.hint)
         if isinstance(condition, P.Cmp):

@@ -87,6 +87,13 @@ LIMITS = {
             "the terms of one sum or product, sum(f(k) for k in range(lo, hi)), as the solver and the generated Python compute it",
             "if the model is right, raise the limit, e.g. CHAINC_MAX_SUM_TERMS=10000000 (about a second per million terms)",
         ),
+        Limit(
+            "solve_seconds",
+            60,
+            "CHAINC_MAX_SOLVE_SECONDS",
+            "the seconds one solve may take: planning a query's shape, a forward solve, a question's search",
+            "if the model is right, raise the limit, e.g. CHAINC_MAX_SOLVE_SECONDS=600",
+        ),
         # tables and sweeps
         Limit("table_rows", 1000, None, "the rows of one table unless it sets max_rows", "set max_rows: on the table (at most 100,000)"),
         Limit("table_rows_max", 100_000, None, "the largest max_rows a table may set", "split the simulation into coarser steps"),

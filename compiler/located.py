@@ -61,6 +61,9 @@ def shown_values(names, env: Env, domains: dict) -> str:
 
 def located(site: P.Site, e: BaseException, expr, env: Env, domains: dict, what: str = "") -> SolveError:
     """A failed evaluation as a located error: the innermost operation that failed, where, and at which values."""
+    where = what or site.what
+    if isinstance(e, B.LimitReached):  # not a failure to diagnose: it names the limit, where it was reached
+        return LimitError(f"{e.message}, in {where}", site.loc, e.hint)
     if isinstance(e, OverflowError) and B.shortened and not B.strict and not B.probing:
         raise Exactly from None  # a carried float met a number beyond float range: exact values have no such edge
     found = diagnose(expr, env) if expr is not None else None
@@ -68,10 +71,8 @@ def located(site: P.Site, e: BaseException, expr, env: Env, domains: dict, what:
         found = (e.message, e.hint) if isinstance(e, V.ChainError) else ("division by zero", "a divisor is 0 here") if isinstance(e, ZeroDivisionError) else (str(e) or "no value", "check the inputs")
     problem, hint = found
     values = shown_values(P.refs(expr), env, domains) if expr is not None else ""
-    where = what or site.what
     sep = " " if problem == "division by zero" else ", "
-    cls = LimitError if isinstance(e, B.LimitReached) else SolveError  # a limit is not "no value": a search stops at it
-    return cls(f"{problem}{sep}in {where}" + (f" ({values})" if values else ""), site.loc, hint)
+    return SolveError(f"{problem}{sep}in {where}" + (f" ({values})" if values else ""), site.loc, hint)
 
 
 def fail(site: P.Site, message: str, hint: str = "", env: Env | None = None, names=()) -> SolveError:

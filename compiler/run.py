@@ -21,8 +21,8 @@ from functools import lru_cache
 
 from . import bounded as B
 from . import program as P
-from .closures import _FAILURES, Env, Exactly, Fn, _carried, compile_expr, compile_residual, hoist
-from .errors import SolveError
+from .closures import _LOCATED, _FAILURES, Env, Exactly, Fn, _carried, compile_expr, compile_residual, hoist
+from .errors import LimitError, SolveError
 from .located import _value, located, shown_values
 from .runtime import values as V
 from .runtime.roots import root_1d
@@ -67,8 +67,11 @@ class Runner:
     def _run(self, inputs: Env) -> Result:
         env: Env = dict(inputs)
         state = State()
-        for run in self.body:
-            run(env, state)
+        for s, run in zip(self.program.body, self.body):
+            try:
+                run(env, state)
+            except B.LimitReached as e:  # one a statement did not locate itself (a candidate root's, a guard's)
+                raise LimitError(e.message, s.site.loc if hasattr(s, "site") else None, e.hint) from None
         return Result(env, state.tables, tuple(dict.fromkeys(state.notes)))
 
     # each statement becomes a function (env, state) -> None
@@ -81,7 +84,7 @@ class Runner:
         def run(env, state):
             try:
                 env[name] = _value(_carried(f, env, refs), name)
-            except _FAILURES as e:
+            except _LOCATED as e:
                 raise located(s.site, e, s.expr, env, self.domains) from None
 
         return run
@@ -153,13 +156,13 @@ class Runner:
                 n = V.rows(rows_f(env), t, s.rows_text, s.max_rows)
             except V.ChainError as e:
                 raise SolveError(e.message, s.site.loc, e.hint) from None
-            except _FAILURES as e:
+            except _LOCATED as e:
                 raise located(s.site, e, s.rows, env, self.domains, f"the row count of table '{t}': rows = {s.rows_text}") from None
             scope = dict(env)
             for name, _, init, c, _ in cols:
                 try:
                     scope[prev[name]] = _value(init(env), f"the initial {name}")
-                except _FAILURES as e:
+                except _LOCATED as e:
                     raise located(c.site, e, c.initial, env, self.domains, f"the initial {name} of table '{t}'") from None
             out = []
             use = cols
@@ -176,7 +179,7 @@ class Runner:
                 for name, f, _, c, guards in use:
                     try:
                         v = _value(f(scope), name)
-                    except _FAILURES as e:
+                    except _LOCATED as e:
                         raise located(c.site, e, c.expr, scope, self.domains, f"table '{t}', row {i}: {c.site.what}") from None
                     for (d, w), g in zip(guards, c.guards):
                         if w(scope) and d(scope) == 0:
@@ -271,6 +274,8 @@ def _quiet(f) -> float:
     B.probing = True
     try:
         return f()
+    except LimitError:
+        raise  # a limit stops the search: not a point without a value
     except (SolveError, *_FAILURES):
         return math.nan
     finally:

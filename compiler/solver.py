@@ -21,7 +21,7 @@ import sympy as sp
 
 from . import lower
 from . import program as P
-from .errors import ArgumentError, SolveError
+from .errors import ArgumentError, LimitError, SolveError
 from .execute import Prepared, PreparedQuestion, ask, execute
 from .ir import Equation, Model, Question, Variable
 from .numbers import exact
@@ -167,6 +167,8 @@ def asking(model: Model, question: str, given: frozenset = frozenset()) -> Askin
     if not q.parts:
         try:
             boundary = lower.lower(make_plan(model, known - {q.find}, (_boundary_equation(model, q),)))
+        except LimitError:
+            raise
         except SolveError:
             pass
     lo, hi, step = _edges(q, var)
@@ -199,6 +201,8 @@ def _prepare_question(model: Model, catalog, question: str, given: frozenset, gp
     if rule.boundary is not None and not whole:
         try:
             boundary = prepare(model, catalog, Query(names, (q.find,), gpu, llm, (_boundary_equation(model, q),)))
+        except LimitError:
+            raise
         except SolveError:
             pass
     return PreparedQuestion(rule, at, boundary, parts)

@@ -29,6 +29,7 @@ CORE = {
     "errors",
     "limits",
     "bounded",
+    "deadline",
     "runtime",
     "runtime.values",
     "runtime.roots",
