@@ -67,15 +67,19 @@ def solve(*, arrival_rate: float = 12, service_time: float = 240, servers: float
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
-    arrival_rate = arrival_rate / 60
+    arrival_rate = _number(arrival_rate, "arrival_rate") / 60
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate * 60, "given", "arrival_rate", "request/min", False, "positive", ("positive", None, None))
+    service_time = _number(service_time, "service_time")
     if not service_time > 0:
         _require(service_time, service_time, "given", "service_time", "s", False, "positive", ("positive", None, None))
+    servers = _number(servers, "servers")
     if not (servers % 1 == 0 and servers >= 1):
         _require(servers, servers, "given", "servers", "", True, "positive integer, at least 1", ("positive", 1, None))
+    wait_target = _number(wait_target, "wait_target")
     if not wait_target > 0:
         _require(wait_target, wait_target, "given", "wait_target", "s", False, "positive", ("positive", None, None))
+    answer_time = _number(answer_time, "answer_time")
     if not answer_time > 0:
         _require(answer_time, answer_time, "given", "answer_time", "s", False, "positive", ("positive", None, None))
     load, occupancy, erlang_sum, queue_term, p_wait, mean_wait, service_level = _solve_erlang_c(answer_time, arrival_rate, servers, service_time)
@@ -115,13 +119,16 @@ def fewest_servers(*, arrival_rate: float = 12, service_time: float = 240, wait_
         ChainError: an input outside its domain, no servers meets the condition (the message quotes the numbers at the limit),
         or there is no smallest one.
     """
-    arrival_rate = arrival_rate / 60
+    arrival_rate = _number(arrival_rate, "arrival_rate") / 60
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate * 60, "given", "arrival_rate", "request/min", False, "positive", ("positive", None, None))
+    service_time = _number(service_time, "service_time")
     if not service_time > 0:
         _require(service_time, service_time, "given", "service_time", "s", False, "positive", ("positive", None, None))
+    wait_target = _number(wait_target, "wait_target")
     if not wait_target > 0:
         _require(wait_target, wait_target, "given", "wait_target", "s", False, "positive", ("positive", None, None))
+    answer_time = _number(answer_time, "answer_time")
     if not answer_time > 0:
         _require(answer_time, answer_time, "given", "answer_time", "s", False, "positive", ("positive", None, None))
     value = _ask_fewest_servers(answer_time, arrival_rate, service_time, wait_target, ())
@@ -148,12 +155,16 @@ def max_arrival_rate(*, service_time: float = 240, servers: float = 55, wait_tar
         ChainError: an input outside its domain, no arrival_rate meets the condition (the message quotes the numbers at the limit),
         or there is no largest one.
     """
+    service_time = _number(service_time, "service_time")
     if not service_time > 0:
         _require(service_time, service_time, "given", "service_time", "s", False, "positive", ("positive", None, None))
+    servers = _number(servers, "servers")
     if not (servers % 1 == 0 and servers >= 1):
         _require(servers, servers, "given", "servers", "", True, "positive integer, at least 1", ("positive", 1, None))
+    wait_target = _number(wait_target, "wait_target")
     if not wait_target > 0:
         _require(wait_target, wait_target, "given", "wait_target", "s", False, "positive", ("positive", None, None))
+    answer_time = _number(answer_time, "answer_time")
     if not answer_time > 0:
         _require(answer_time, answer_time, "given", "answer_time", "s", False, "positive", ("positive", None, None))
     value = _ask_max_arrival_rate(answer_time, servers, service_time, wait_target, ())
@@ -952,6 +963,14 @@ def _problem(e: BaseException) -> str:
         return f"overflows ({e})" if str(e) else "overflows"
     text = str(e)
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+
+
+def _number(x, name: str):
+    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+    if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
+        arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
+        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+    return x
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

@@ -157,26 +157,28 @@ def solve(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else weight_bytes * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else kv_bytes_per_token * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else memory * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
+    context = _number(context, "context")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
+    batch = _number(batch, "batch")
     if not (batch % 1 == 0 and batch >= 1):
         _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
-    tpot_target = tpot_target / 1000
+    tpot_target = _number(tpot_target, "tpot_target") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
@@ -242,24 +244,25 @@ def max_batch(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else weight_bytes * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else kv_bytes_per_token * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else memory * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
+    context = _number(context, "context")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    tpot_target = tpot_target / 1000
+    tpot_target = _number(tpot_target, "tpot_target") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
@@ -313,24 +316,25 @@ def fitting_batch_latency(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else weight_bytes * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else kv_bytes_per_token * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else memory * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
+    context = _number(context, "context")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    tpot_target = tpot_target / 1000
+    tpot_target = _number(tpot_target, "tpot_target") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
@@ -384,24 +388,25 @@ def fitting_batch_memory(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else weight_bytes * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else kv_bytes_per_token * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else memory * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
+    context = _number(context, "context")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    tpot_target = tpot_target / 1000
+    tpot_target = _number(tpot_target, "tpot_target") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
@@ -455,24 +460,25 @@ def fitting_batch(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else weight_bytes * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else kv_bytes_per_token * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else bandwidth * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else memory * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
+    context = _number(context, "context")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    tpot_target = tpot_target / 1000
+    tpot_target = _number(tpot_target, "tpot_target") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
@@ -1001,6 +1007,14 @@ def _problem(e: BaseException) -> str:
         return f"overflows ({e})" if str(e) else "overflows"
     text = str(e)
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+
+
+def _number(x, name: str):
+    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+    if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
+        arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
+        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+    return x
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

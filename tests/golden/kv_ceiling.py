@@ -94,20 +94,21 @@ def solve(*, llm: str = LLM, in_system: float | None = None, latency: float | No
     littles_in_system = littles_values[5]
     littles_latency = littles_values[4]
     _what = "default" if in_system is None else "given"
-    in_system = littles_in_system if in_system is None else in_system
+    in_system = littles_in_system if in_system is None else _number(in_system, "in_system")
     if not in_system > 0:
         _require(in_system, in_system, _what, "in_system", "request", False, "positive", ("positive", None, None))
     _what = "default" if latency is None else "given"
-    latency = littles_latency if latency is None else latency
+    latency = littles_latency if latency is None else _number(latency, "latency")
     if not latency > 0:
         _require(latency, latency, _what, "latency", "s", False, "positive", ("positive", None, None))
+    tokens_per_request = _number(tokens_per_request, "tokens_per_request")
     if not tokens_per_request > 0:
         _require(tokens_per_request, tokens_per_request, "given", "tokens_per_request", "token/request", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else kv_bytes_per_token * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
-    pool = pool * 8000000000
+    pool = _number(pool, "pool") * 8000000000
     if not pool > 0:
         _require(pool, pool / 8000000000, "given", "pool", "GB", False, "positive", ("positive", None, None))
     pool_tokens, kv_in_flight, max_arrival_rate = _solve_kv_ceiling(in_system, kv_bytes_per_token, latency, pool, tokens_per_request)
@@ -248,6 +249,14 @@ def _problem(e: BaseException) -> str:
         return f"overflows ({e})" if str(e) else "overflows"
     text = str(e)
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+
+
+def _number(x, name: str):
+    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+    if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
+        arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
+        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+    return x
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

@@ -56,13 +56,16 @@ def solve(*, arrival_rate: float = 10, ttft: float = 0.5, output_tokens: float =
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
+    arrival_rate = _number(arrival_rate, "arrival_rate")
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate, "given", "arrival_rate", "request/s", False, "positive", ("positive", None, None))
+    ttft = _number(ttft, "ttft")
     if not ttft > 0:
         _require(ttft, ttft, "given", "ttft", "s", False, "positive", ("positive", None, None))
+    output_tokens = _number(output_tokens, "output_tokens")
     if not output_tokens > 0:
         _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
-    tpot = tpot / 1000
+    tpot = _number(tpot, "tpot") / 1000
     if not tpot > 0:
         _require(tpot, tpot * 1000, "given", "tpot", "ms/token", False, "positive", ("positive", None, None))
     latency, in_system, decoding, token_rate = _solve_littles_law(arrival_rate, output_tokens, tpot, ttft)
@@ -149,6 +152,14 @@ def _problem(e: BaseException) -> str:
         return f"overflows ({e})" if str(e) else "overflows"
     text = str(e)
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+
+
+def _number(x, name: str):
+    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+    if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
+        arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
+        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+    return x
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

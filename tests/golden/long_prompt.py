@@ -188,27 +188,31 @@ def solve(
     decode_values = _defaults_goodput(gpu, llm)
     decode_tpot_ = decode_values[8]
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else linear_flops_per_token
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else attention_flops_per_pair
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else peak_flops * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
+    mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
+    budget = _number(budget, "budget")
     if not budget > 0:
         _require(budget, budget, "given", "budget", "token", False, "positive", ("positive", None, None))
+    decoders = _number(decoders, "decoders")
     if not (decoders % 1 == 0 and decoders > 0):
         _require(decoders, decoders, "given", "decoders", "", True, "positive integer", ("positive", None, None))
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
     _what = "default" if decode_tpot is None else "given"
-    decode_tpot = decode_tpot_ if decode_tpot is None else decode_tpot / 1000
+    decode_tpot = decode_tpot_ if decode_tpot is None else _number(decode_tpot, "decode_tpot") / 1000
     if not decode_tpot > 0:
         _require(decode_tpot, decode_tpot * 1000, _what, "decode_tpot", "ms/token", False, "positive", ("positive", None, None))
     achieved_flops, chunk, chunks, first_linear, first_attention, first_step, attention_growth, prefill_time, worst_itl, rows_steps = _solve_long_prompt(
@@ -474,6 +478,14 @@ def _problem(e: BaseException) -> str:
         return f"overflows ({e})" if str(e) else "overflows"
     text = str(e)
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+
+
+def _number(x, name: str):
+    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+    if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
+        arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
+        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+    return x
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

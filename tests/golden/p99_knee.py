@@ -56,13 +56,16 @@ def solve(*, service_time: float = 66.5, p99_target: float = 1, percentile: floa
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
-    service_time = service_time / 1000
+    service_time = _number(service_time, "service_time") / 1000
     if not service_time > 0:
         _require(service_time, service_time * 1000, "given", "service_time", "ms", False, "positive", ("positive", None, None))
+    p99_target = _number(p99_target, "p99_target")
     if not p99_target > 0:
         _require(p99_target, p99_target, "given", "p99_target", "s", False, "positive", ("positive", None, None))
+    percentile = _number(percentile, "percentile")
     if not (percentile > 0 and percentile <= 0.999999):
         _require(percentile, percentile, "given", "percentile", "", False, "positive, at most 0.999999", ("positive", None, 0.999999))
+    utilization = _number(utilization, "utilization")
     if not (utilization > 0 and utilization <= 0.999999):
         _require(utilization, utilization, "given", "utilization", "", False, "positive, at most 0.999999", ("positive", None, 0.999999))
     tail_factor, p99_ttft, slope = _solve_p99_knee(percentile, service_time, utilization)
@@ -88,11 +91,13 @@ def max_utilization(*, service_time: float = 66.5, p99_target: float = 1, percen
         ChainError: an input outside its domain, no utilization meets the condition (the message quotes the numbers at the limit),
         or there is no largest one.
     """
-    service_time = service_time / 1000
+    service_time = _number(service_time, "service_time") / 1000
     if not service_time > 0:
         _require(service_time, service_time * 1000, "given", "service_time", "ms", False, "positive", ("positive", None, None))
+    p99_target = _number(p99_target, "p99_target")
     if not p99_target > 0:
         _require(p99_target, p99_target, "given", "p99_target", "s", False, "positive", ("positive", None, None))
+    percentile = _number(percentile, "percentile")
     if not (percentile > 0 and percentile <= 0.999999):
         _require(percentile, percentile, "given", "percentile", "", False, "positive, at most 0.999999", ("positive", None, 0.999999))
     value = _ask_max_utilization(p99_target, percentile, service_time, ())
@@ -436,6 +441,14 @@ def _problem(e: BaseException) -> str:
         return f"overflows ({e})" if str(e) else "overflows"
     text = str(e)
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+
+
+def _number(x, name: str):
+    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+    if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
+        arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
+        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+    return x
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

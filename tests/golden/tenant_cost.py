@@ -60,16 +60,22 @@ def solve(*, input_weight: float = 1, output_weight: float = 3, input_a: float =
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
+    input_weight = _number(input_weight, "input_weight")
     if not input_weight > 0:
         _require(input_weight, input_weight, "given", "input_weight", "1/token", False, "positive", ("positive", None, None))
+    output_weight = _number(output_weight, "output_weight")
     if not output_weight > 0:
         _require(output_weight, output_weight, "given", "output_weight", "1/token", False, "positive", ("positive", None, None))
+    input_a = _number(input_a, "input_a")
     if not input_a > 0:
         _require(input_a, input_a, "given", "input_a", "token", False, "positive", ("positive", None, None))
+    output_a = _number(output_a, "output_a")
     if not output_a > 0:
         _require(output_a, output_a, "given", "output_a", "token", False, "positive", ("positive", None, None))
+    input_b = _number(input_b, "input_b")
     if not input_b > 0:
         _require(input_b, input_b, "given", "input_b", "token", False, "positive", ("positive", None, None))
+    output_b = _number(output_b, "output_b")
     if not output_b > 0:
         _require(output_b, output_b, "given", "output_b", "token", False, "positive", ("positive", None, None))
     cost_a, cost_b, cost_ratio, round_robin_share_b = _solve_tenant_cost(input_a, input_b, input_weight, output_a, output_b, output_weight)
@@ -172,6 +178,14 @@ def _problem(e: BaseException) -> str:
         return f"overflows ({e})" if str(e) else "overflows"
     text = str(e)
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
+
+
+def _number(x, name: str):
+    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+    if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
+        arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
+        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+    return x
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

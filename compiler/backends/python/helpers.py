@@ -30,6 +30,14 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
+def _number(x, name: str):
+    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+    if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
+        arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
+        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+    return x
+
+
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
     """The error for a value that could not be computed at `where` ('line 66: tpot = ...')."""
     problem = _problem(e)

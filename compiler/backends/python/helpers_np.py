@@ -22,6 +22,14 @@ from ...runtime.values import shown as _shown
 from .helpers import _failed_row, _outside, _terms
 
 
+def _array(x, name: str):
+    """A caller's argument as an array of floats: numbers, or lists and arrays of them; strings and bools are refused."""
+    a = np.asarray(x)
+    if a.dtype.kind in "iuf" or (a.dtype.kind == "O" and all(not isinstance(v, (str, bytes, bool)) and hasattr(v, "__float__") for v in a.flat)):
+        return a.astype(float)
+    raise ChainError(f"{name} = {x!r} is not a number or an array of numbers", f"pass {name} as numbers (an int, a float, or a list or array of them), in its display unit")
+
+
 def _first(mask) -> tuple:
     """The index (C order) of the first true element of a boolean array."""
     mask = np.asarray(mask)
