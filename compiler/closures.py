@@ -13,6 +13,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from . import bounded as B
+from . import deadline
 from . import program as P
 from .runtime import values as V
 
@@ -196,6 +197,7 @@ def _finite(add: bool, k: str, lo: int, hi: int, body, env):
         )
     if hi < lo:
         return 0 if add else 1
+    deadline.check()
     sub = dict(env)
     sub[k] = hi
     last = body(sub)

@@ -20,8 +20,9 @@ from fractions import Fraction
 from functools import lru_cache
 
 from . import bounded as B
+from . import deadline
 from . import program as P
-from .closures import _LOCATED, _FAILURES, Env, Exactly, Fn, _carried, compile_expr, compile_residual, hoist
+from .closures import _FAILURES, _LOCATED, Env, Exactly, Fn, _carried, compile_expr, compile_residual, hoist
 from .errors import LimitError, SolveError
 from .located import _value, located, shown_values
 from .runtime import values as V
@@ -69,6 +70,7 @@ class Runner:
         state = State()
         for s, run in zip(self.program.body, self.body):
             try:
+                deadline.check()  # the alarm's stand-in outside the main thread
                 run(env, state)
             except B.LimitReached as e:  # one a statement did not locate itself (a candidate root's, a guard's)
                 raise LimitError(e.message, s.site.loc if hasattr(s, "site") else None, e.hint) from None

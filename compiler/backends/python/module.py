@@ -50,6 +50,9 @@ class Module(Arguments):
         """`return Solution(...)`: every variable in its display unit, tables as records."""
         m = mn.model
         items = [f"{mn.variables[n]}={scale(mn.variables[n], exact(v.factor), False)}" for n, v in m.variables.items()]
+        if self.numpy and items:  # a value no argument reaches (a constant) is broadcast like the others
+            out.call("_shape = np.broadcast_shapes", [f"np.shape({mn.variables[n]})" for n in m.variables])
+            items = [f"{name}=np.broadcast_to({value}, _shape).copy()" for name, value in (x.split("=", 1) for x in items)]
         for t in m.tables:
             items.append(f"{mn.tables[t]}={self.display_function(mn, t)}({loc[f'rows:{t}']})")
         out.call("return Solution", items)

@@ -1,0 +1,224 @@
+"""Hostile and broken input, round three (issue 18): nested sums, the limits that stop a search, the time budget.
+
+Each class of failure has a file in tests/corpus/round3/ (its first line says what it tries);
+each is run through `chainc.cli.main` as the console script would run it, and its value is
+checked against Python's own loops, or its error against the message, the line and the hint.
+The import chains and `chainc init` are in test_hostile_imports.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+import threading
+import time
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from chainc import plan
+from chainc.api import solve
+from chainc.deadline import budget, check
+from chainc.errors import LimitError
+from tests.test_errors import ROOT, assert_argument_error, assert_located_error, run
+from tests.tools import require
+
+CORPUS = Path(__file__).resolve().parent / "corpus" / "round3"
+LIMIT_VARS = ("CHAINC_MAX_SUM_TERMS", "CHAINC_MAX_SOLVE_SECONDS", "CHAINC_MAX_EXACT_DIGITS", "CHAINC_ROOT")
+
+
+@pytest.fixture(autouse=True)
+def _in_project(monkeypatch):
+    for var in LIMIT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(ROOT)
+
+
+def nested(n: int) -> dict:
+    """The nested-sum cases by hand, with Python's loops."""
+    return {
+        "s": sum(sum(j * k for j in range(k)) for k in range(n)),
+        "t": math.prod(sum(1 for j in range(k, 4)) for k in range(1, 4)),
+        "u": sum(sum(1.5 ** (j - k) / (k + 1) for j in range(k, k + 3)) for k in range(math.floor(n / 10))),
+    }
+
+
+# (corpus file, command-line arguments after the file, line, column, message, hint)
+ERRORS = [
+    ("negative-self-power.yaml", (), 7, 5, "no value of b solves line 7: b = (-b ** b)", "never crossed"),
+    ("sum-terms-forward.yaml", (), 8, 5, "a sum of 2,000,000 terms (from k = 0 to 1,999,999) is more than the sum_terms limit of 1,000,000", "CHAINC_MAX_SUM_TERMS"),
+    (
+        "sum-terms-in-search.yaml",
+        ("--question", "enough"),
+        10,
+        3,
+        "question enough: the search for n stopped at n = 1,048,576: a sum of 1,048,576 terms",
+        "CHAINC_MAX_SUM_TERMS",
+    ),
+]
+VALUES = ["nested-sum-constant-inner.yaml", "nested-sum-dependent.yaml", "degree-1000.yaml"]
+
+
+def test_corpus_is_complete():
+    assert {c[0] for c in ERRORS} | set(VALUES) == {p.name for p in CORPUS.glob("*.yaml")}
+
+
+@pytest.mark.parametrize(("name", "args", "line", "col", "message", "hint"), ERRORS, ids=[c[0].removesuffix(".yaml") for c in ERRORS])
+def test_error(capsys, name, args, line, col, message, hint):
+    path = CORPUS / name
+    code, out, err = run(capsys, "solve", path, "--no-cache", *args)
+    assert_located_error(code, out, err, path, line, col, message, hint)
+
+
+def test_a_sum_of_sums_keeps_the_outer_sum():
+    s = solve(str(CORPUS / "nested-sum-constant-inner.yaml"))
+    assert s.values["s"] == 450  # 10 times 45: the outer sum was dropped (45)
+    big = solve(str(CORPUS / "nested-sum-constant-inner.yaml"), {"n": 1000})
+    assert big.values["s"] == 499_500_000
+
+
+def test_inner_bounds_and_terms_may_read_the_outer_index():
+    for n in (30, 10, 12, 47):
+        s = solve(str(CORPUS / "nested-sum-dependent.yaml"), {"n": n})
+        for name, want in nested(n).items():
+            assert float(s.values[name]) == pytest.approx(want, rel=1e-14), (name, n)
+
+
+def test_a_degree_1000_polynomial_is_answered_within_seconds():
+    start = time.perf_counter()
+    x = float(solve(str(CORPUS / "degree-1000.yaml")).values["x"])
+    assert time.perf_counter() - start < 20  # 99 s in SymPy's factoring before
+    assert abs(x**1000 + x**999 + 3 * x - 7) < 1e-9 and 1 < x < 1.01
+
+
+@pytest.mark.slow
+def test_raising_the_sum_terms_limit_finds_the_answer(capsys, monkeypatch):
+    monkeypatch.setenv("CHAINC_MAX_SUM_TERMS", "3000000")
+    code, out, err = run(capsys, "solve", CORPUS / "sum-terms-in-search.yaml", "--no-cache", "--question", "enough")
+    assert code == 0, err
+    assert "n = 1,414,215" in out  # the fewest n with n (n - 1) / 2 >= 1e12
+    assert 1414215 * 1414214 // 2 >= 10**12 > 1414214 * 1414213 // 2
+
+
+def test_the_command_line_refuses_a_number_a_model_file_refuses(capsys):
+    code, out, err = run(capsys, "solve", CORPUS / "nested-sum-constant-inner.yaml", "--given", "n=1e400")
+    assert_argument_error(code, out, err, "n=1e400: number 1e400 is out of range: exponents go up to 300 (use a unit prefix", "n=10")
+
+
+# --- the time budget ------------------------------------------------------------------------------------
+
+
+def test_a_search_that_runs_out_of_time_names_the_budget(capsys, monkeypatch):
+    monkeypatch.setenv("CHAINC_MAX_SUM_TERMS", "3000000")  # the sum's own limit would stop it first
+    monkeypatch.setenv("CHAINC_MAX_SOLVE_SECONDS", "1")
+    path = CORPUS / "sum-terms-in-search.yaml"
+    start = time.perf_counter()
+    code, out, err = run(capsys, "solve", path, "--no-cache", "--question", "enough")
+    assert time.perf_counter() - start < 10
+    head = assert_located_error(code, out, err, path, 10, 3, "question enough: the search for n stopped at n = ", "CHAINC_MAX_SOLVE_SECONDS")
+    assert "the solve took more than the solve_seconds limit of 1 s" in head
+
+
+def test_planning_that_runs_out_of_time_names_the_equation(capsys, monkeypatch, tmp_path):
+    def forever(residuals, syms):
+        while True:
+            time.sleep(0.01)
+
+    monkeypatch.setattr(plan, "_solve_shape", forever)
+    monkeypatch.setenv("CHAINC_MAX_SOLVE_SECONDS", "1")
+    path = tmp_path / "slow.yaml"
+    path.write_text("name: slow\ntitle: Slow to plan\nvariables:\n  x: {min: 0}\n  y: {value: 2}\nequations:\n  - x**3 + y * x = 9\n")
+    code, out, err = run(capsys, "solve", path, "--no-cache")
+    head = assert_located_error(code, out, err, path, 7, 5, "the solve took more than the solve_seconds limit of 1 s, solving line 7", "CHAINC_MAX_SOLVE_SECONDS")
+    assert "x**3 + y * x = 9" in head
+
+
+def test_the_budget_is_checked_by_the_clock_outside_the_main_thread(monkeypatch):
+    monkeypatch.setenv("CHAINC_MAX_SOLVE_SECONDS", "1")
+    seen = []
+
+    def work():
+        try:
+            with budget():
+                while True:
+                    check()
+                    time.sleep(0.01)
+        except LimitError as e:
+            seen.append(e.message)
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(10)
+    assert seen == ["the solve took more than the solve_seconds limit of 1 s"]
+
+
+# --- every backend --------------------------------------------------------------------------------------
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"_round3_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory):
+    from chainc.cli import main
+
+    out = tmp_path_factory.mktemp("round3")
+    for name in ("nested-sum-constant-inner", "nested-sum-dependent"):
+        assert main(["build", str(CORPUS / f"{name}.yaml"), "--out", str(out), "--format", "py"]) == 0
+        assert main(["build", str(CORPUS / f"{name}.yaml"), "--out", str(out), "--format", "py", "--numpy"]) == 0
+    return out
+
+
+def test_generated_python_nests_sums(modules):
+    plain, vector = _load(modules / "nested_sum_constant_inner.py"), _load(modules / "nested_sum_constant_inner_np.py")
+    assert plain.solve(n=1000).s == 499_500_000
+    assert list(vector.solve(n=[10, 1000]).s) == [450, 499_500_000]
+    plain, vector = _load(modules / "nested_sum_dependent.py"), _load(modules / "nested_sum_dependent_np.py")
+    got = vector.solve(n=[30, 10, 12, 47])
+    for i, n in enumerate((30, 10, 12, 47)):
+        for name, want in nested(n).items():
+            assert getattr(plain.solve(n=n), name) == pytest.approx(want, rel=1e-14), (name, n)
+            assert getattr(got, name)[i] == pytest.approx(want, rel=1e-14), (name, n)
+
+
+def test_generated_modules_refuse_what_is_not_a_number(modules):
+    plain, vector = _load(modules / "nested_sum_constant_inner.py"), _load(modules / "nested_sum_constant_inner_np.py")
+    for bad in ("10", True, [10]):
+        with pytest.raises(plain.ChainError, match=r"^n = .* is not a number"):
+            plain.solve(n=bad)
+    for bad in ("10", ["10", 5], [True]):
+        with pytest.raises(vector.ChainError, match=r"^n = .* is not a number or an array of numbers"):
+            vector.solve(n=bad)
+
+
+def test_the_workbook_nests_a_sum_that_does_not_read_the_outer_index(tmp_path, capsys):
+    from chainc.cli import main
+
+    assert main(["build", str(CORPUS / "nested-sum-constant-inner.yaml"), "--out", str(tmp_path), "--format", "xlsx"]) == 0
+    require("soffice")
+    from .excel_recalc import recalculate
+
+    wb = openpyxl.load_workbook(tmp_path / "chains.xlsx")
+    sheet = wb["nested-sum-constant-inner"]
+    header = next(r for r in sheet.iter_rows() if r[0].value == "name")
+    typed = next(r for r in sheet.iter_rows() if r[0].value == "n")
+    column = next(i for i, c in enumerate(header) if c.value == "your value")
+    typed[column].value = 1000  # a reader types another n into the yellow column
+    wb.save(tmp_path / "typed.xlsx")
+    (fresh,) = recalculate([tmp_path / "typed.xlsx"], tmp_path / "out")
+    values = [c.value for row in openpyxl.load_workbook(fresh, data_only=True)["nested-sum-constant-inner"].iter_rows() for c in row]
+    assert 499_500_000 in values and 45 * 1000 not in values
+
+
+def test_the_workbook_refuses_an_inner_sum_that_reads_the_outer_index_located(tmp_path, capsys):
+    path = CORPUS / "nested-sum-dependent.yaml"
+    code, out, err = run(capsys, "build", path, "--out", tmp_path, "--format", "xlsx")
+    assert_located_error(code, out, err, path, 10, 5, "a sum or product whose bounds or terms read an enclosing sum's index", "build another format")
+    assert not list(tmp_path.glob("*.xlsx"))
