@@ -140,3 +140,20 @@ def test_a_big_models_schema_error_is_located(tmp_path):
     with pytest.raises(ModelError) as e:
         schema.validate(load_yaml("chain-3000.yaml", text), schema.MODEL_SCHEMA)
     assert e.value.loc.line == 2005 and "colour" in e.value.message
+
+
+def test_every_limit_is_documented_with_its_default_and_setting():
+    """docs/security.md's table lists each row of LIMITS: its name, its default and the variable that raises it."""
+    import re
+
+    from chainc.backends.python.helpers import _terms
+    from tests.conftest import ROOT
+
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z_]+)` \|.*$", (ROOT / "docs" / "security.md").read_text(encoding="utf-8"), re.M)}
+    assert set(rows) == set(LIMITS)
+    for name, limit in LIMITS.items():
+        cells = [c.strip() for c in rows[name].strip("|").split("|")]
+        assert cells[1] == f"{limit.default:,}", name
+        assert cells[2] in (f"`{limit.env}`", "fixed", "`max_rows:` on the table"), name
+        assert (cells[2] == f"`{limit.env}`") == (limit.env is not None), name
+    assert _terms.__defaults__ == (LIMITS["sum_terms"].default,)  # the generated modules' copy of the limit
