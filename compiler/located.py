@@ -63,7 +63,8 @@ def located(site: P.Site, e: BaseException, expr, env: Env, domains: dict, what:
     """A failed evaluation as a located error: the innermost operation that failed, where, and at which values."""
     where = what or site.what
     if isinstance(e, B.LimitReached):  # not a failure to diagnose: it names the limit, where it was reached
-        return LimitError(f"{e.message}, in {where}", site.loc, e.hint)
+        values = shown_values(P.refs(expr), env, domains) if expr is not None else ""
+        return LimitError(f"{e.message}, in {where}" + (f" ({values})" if values else ""), site.loc, e.hint)
     if isinstance(e, OverflowError) and B.shortened and not B.strict and not B.probing:
         raise Exactly from None  # a carried float met a number beyond float range: exact values have no such edge
     found = diagnose(expr, env) if expr is not None else None

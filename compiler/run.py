@@ -221,33 +221,41 @@ class Runner:
                     start_values.append(float(f(env)) if f is not None else None)
                 except _FAILURES:
                     start_values.append(None)
+            limited: list[LimitError] = []  # trial points a limit kept from being evaluated
             if len(tears) == 1:  # trial points are floats (a search is approximate and exact powers of them are costly)
-                x = self._root_1d(s, lambda x: _quiet(lambda: trial(env, State(), [x])[1][0]), start_values[0], state.notes)
+                x = self._root_1d(s, lambda x: _quiet(lambda: trial(env, State(), [x])[1][0], limited), start_values[0], state.notes, limited)
                 xs = [_exact(x)]
             else:
-                xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, State(), [_exact(float(x)) for x in v])[1], len(residuals)), start_values)
+                xs = self._root_nd(s, lambda *v: _quiet_vec(lambda: trial(env, State(), [_exact(float(x)) for x in v])[1], len(residuals), limited), start_values, limited)
             final, _ = trial(env, state, xs)
             env.update(final)
 
         return run
 
-    def _root_1d(self, s: P.Search, f, start, notes: list):
-        """The runtime's 1-D rule (the root nearest the start, checked against a scan of the domain), located."""
+    def _root_1d(self, s: P.Search, f, start, notes: list, limited: list):
+        """The runtime's 1-D rule (the root nearest the start, checked against a scan of the domain), located.
+
+        Where no root is found and a limit kept some trial points from being evaluated, the error is that
+        limit's: the root may lie there."""
         dom = self.domains[s.tears[0]]
         try:
             root, found = root_1d(f, start, float(dom.factor), dom.kind, _float(dom.lo), _float(dom.hi), s.tears[0], dom.unit, s.site.what, s.tears[0] in s.whole)
         except V.ChainError as e:
+            if limited:
+                raise LimitError(f"{e.message}; trial points past a limit were not evaluated: {limited[0].message}", s.site.loc, f"{e.hint}; {limited[0].hint}") from None
             raise SolveError(e.message, s.site.loc, e.hint) from None
         notes.extend(found)
         return root
 
-    def _root_nd(self, s: P.Search, f, starts):
+    def _root_nd(self, s: P.Search, f, starts, limited: list):
         import mpmath  # only numeric blocks of several unknowns need it
 
         guess = [x if x is not None else float(self.domains[n].factor) for n, x in zip(s.tears, starts)]
         try:
             root = mpmath.findroot(f, guess, tol=1e-24)
         except (ValueError, ZeroDivisionError, TypeError) as e:  # TypeError: a Jacobian of NaNs has no pivot
+            if limited:
+                raise LimitError(f"no numeric solution for {', '.join(s.tears)} jointly; trial points past a limit were not evaluated: {limited[0].message}", s.site.loc, limited[0].hint) from None
             raise SolveError(f"no numeric solution for {', '.join(s.tears)} jointly: {e}", s.site.loc, "give better defaults as starting points, or reformulate") from None
         return [_exact(float(r)) for r in (root if len(s.tears) > 1 else [root])]
 
@@ -266,7 +274,7 @@ def _float(x):
         return math.copysign(math.inf, x)
 
 
-def _quiet(f) -> float:
+def _quiet(f, limited: list) -> float:
     """A residual at a trial point; a point where the model has no value is nan (stepped over).
 
     A trial point is a float guess: its decisions are not redone exactly, nor are its overflows
@@ -276,16 +284,18 @@ def _quiet(f) -> float:
     B.probing = True
     try:
         return f()
-    except LimitError:
-        raise  # a limit stops the search: not a point without a value
+    except LimitError as e:  # not a point without a value: noted, so that a search without a root names the limit
+        deadline.check()  # the time budget stops the search at once
+        limited.append(e)
+        return math.nan
     except (SolveError, *_FAILURES):
         return math.nan
     finally:
         B.probing = saved
 
 
-def _quiet_vec(f, n: int) -> list:
-    v = _quiet(f)
+def _quiet_vec(f, n: int, limited: list) -> list:
+    v = _quiet(f, limited)
     return [math.nan] * n if type(v) is float else v
 
 
