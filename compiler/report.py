@@ -15,6 +15,7 @@ from .catalog import Catalog
 from .checks import run_check
 from .errors import ChaincError
 from .ir import Model
+from .order import deepest_first
 from .quantities import given_value
 from .results import CatalogReport, Query, Report
 from .solver import ask_query, asking, entry_solution, entry_values, solve_query
@@ -29,11 +30,10 @@ def evaluate(
     source(path) names model files in outputs; memo (model -> Report) shares imported models' reports.
     """
     memo = {} if memo is None else memo
-    imports = {}
-    for alias, other in model.imports:
-        if other not in memo:
-            memo[other] = evaluate(other, catalog, gpu, llm, source=source, memo=memo)
-        imports[alias] = memo[other]
+    # the imported models' reports first, deepest first: each finds its own imports' in memo, so a chain never recurses
+    for other in deepest_first([model], lambda m: [o for _, o in m.imports if o not in memo])[:-1]:
+        memo[other] = evaluate(other, catalog, gpu, llm, source=source, memo=memo)
+    imports = {alias: memo[other] for alias, other in model.imports}
     gpu, llm = (gpu if model.gpu else None), (llm if model.llm else None)
     values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
     solution = solve_query(model, catalog, Query(values, (), gpu, llm))
