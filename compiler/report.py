@@ -18,7 +18,7 @@ from .ir import Model
 from .order import deepest_first
 from .quantities import given_value
 from .results import CatalogReport, Query, Report
-from .solver import ask_query, asking, entry_solution, entry_values, solve_query
+from .solver import ask_query, entry_solution, entry_values, prepare_question, solve_query
 from .sweep import run_sweep
 
 
@@ -44,8 +44,8 @@ def evaluate(
             answers[name] = ask_query(model, catalog, name, Query(values, (), gpu, llm))
         except ChaincError as e:
             answers[name] = e
-        try:
-            rules[name] = asking(model, name, frozenset(n for n, _ in values))
+        try:  # the rule the answer ran (not one planned again: a cache evicted since would make another Program)
+            rules[name] = prepare_question(model, catalog, name, frozenset(n for n, _ in values), gpu, llm).rule
         except ChaincError:
             pass  # a question whose shape cannot be planned: its answer holds the error
     sensitivities = {name: _sensitivities(model, catalog, name, Query(values, (), gpu, llm)) for name, a in answers.items() if not isinstance(a, ChaincError)}
