@@ -20,8 +20,17 @@ UNRESOLVED = Path()  # not absolute: cache.store writes no entry whose dependenc
 
 def dependencies(project, model, gpu: str | None, llm: str | None) -> list[Path]:
     """Every file a model's answers read, and the files that would take their place if they appeared."""
+    return dependencies_of(project, [(model, gpu, llm)])
+
+
+def dependencies_of(project, roots) -> list[Path]:
+    """dependencies() of several (model, gpu, llm) at once: a model they share is walked once, not once per root.
+
+    (`chainc check` of a chain of n imports walked the chain n times: n² file reads.)
+    """
     deps: list[Path] = []
-    seen: set[Path] = set()
+    seen: set[tuple] = set()
+    imported: dict[Path, list] = {}  # a file -> the models it imports, read once
 
     def by_id(kind_folder: str, name: str) -> None:
         deps.extend(layer.root / kind_folder / f"{name}.yaml" for layer in project.layers)
@@ -35,22 +44,23 @@ def dependencies(project, model, gpu: str | None, llm: str | None) -> list[Path]
             if found is not None:
                 deps.append(found)
 
-    def visit(m, gpu, llm) -> None:
+    todo = list(reversed(roots))  # a stack, not recursion: a chain of imports may be thousands deep (order.py)
+    while todo:
+        m, gpu, llm = todo.pop()
         path = Path(m.path).resolve()
-        if path in seen:
-            return
-        seen.add(path)
+        if (path, gpu, llm) in seen:  # the hardware too: a model imported on two GPUs reads both entries
+            continue
+        seen.add((path, gpu, llm))
         deps.append(path)
         by_id("models", path.stem)
         entries("gpu", (gpu, m.gpu))
         entries("llm", (llm, m.llm))
         gpu, llm = gpu or m.gpu, llm or m.llm  # what the model runs on: a joined model runs on it too
-        for other in _imported(project, path, deps):
-            visit(other, gpu, llm)
-        for _, other in m.imports:
-            visit(other, gpu if other.gpu else None, llm if other.llm else None)
-
-    visit(model, gpu, llm)
+        if path not in imported:
+            imported[path] = _imported(project, path, deps)
+        more = [(other, gpu, llm) for other in imported[path]]
+        more += [(other, gpu if other.gpu else None, llm if other.llm else None) for _, other in m.imports]
+        todo.extend(reversed(more))  # visited in the order written
     return deps
 
 
@@ -65,7 +75,7 @@ def _imported(project, path: Path, deps: list[Path]) -> list:
             name = str(spec["model"] if isinstance(spec, dict) else spec)
             if name.endswith(".yaml") or "/" in name:
                 deps.append(path.parent / name)  # as written: a symlink there that is pointed elsewhere changes its digest
-            out.append(project.imported(name, None, (), near=path.parent))
+            out.append(project.imported(name, None, near=path.parent))
         return out
     except Exception:  # noqa: BLE001 - the file changed since it loaded (or cannot be read now): remember nothing
         deps.append(UNRESOLVED)

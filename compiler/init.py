@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -52,24 +53,58 @@ checks:
 
 
 def init(folder: Path) -> list[Path]:
-    """Write chainc.toml and models/example.yaml into `folder`; refuse to overwrite anything."""
+    """Write chainc.toml and models/example.yaml into `folder`: all of it, or (refused, or failed) nothing.
+
+    Everything that would stop the writing is checked first: a folder that is a file or a
+    symlink, a chainc.toml or example.yaml that exists (a dangling symlink too), a models/
+    that is not a folder. A write that still fails (permissions, a full disk) takes back
+    what this call made.
+    """
     folder = folder.expanduser()
     config, models = folder / CONFIG, folder / "models"
     example = models / "example.yaml"
-    for path in (config, example):
-        if path.exists():
-            raise ArgumentError(f"{path} exists already", None, "chainc init writes into a folder without a chainc project; pick another folder")
+    _refuse(folder, config, models, example)
     name = (folder.resolve().name or "chainc-project").replace('"', "")
+    made: list[Path] = []  # what this call created, to take back if a step fails
     try:
-        models.mkdir(parents=True, exist_ok=True)
-        _write(config, CONFIG_TEXT.format(name=name))
-        _write(example, EXAMPLE)
+        for d in reversed([models, *models.parents]):
+            if not d.is_dir():
+                d.mkdir()
+                made.append(d)
+        _write(config, CONFIG_TEXT.format(name=name), made)
+        _write(example, EXAMPLE, made)
     except OSError as e:
-        raise ArgumentError(f"cannot write into {folder}: {e.strerror}", None, "check the folder's permissions") from None
+        for path in reversed(made):
+            with contextlib.suppress(OSError):
+                path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+        raise ArgumentError(f"cannot write into {folder}: {e.strerror}", None, "check the folder's permissions; nothing was written") from None
     return [config, example]
 
 
-def _write(path: Path, text: str) -> None:
+def _refuse(folder: Path, config: Path, models: Path, example: Path) -> None:
+    """The reason, if any, that init must not write here; checked before anything is written."""
+    other = "chainc init writes a new project into a folder; pick another folder"
+    if folder.is_symlink():  # writes would land where the link points, or fail half-way if it points nowhere
+        target = os.readlink(folder)
+        if folder.is_dir():
+            raise ArgumentError(f"{folder} is a symlink to {target}, not a folder", None, f"chainc init writes only into a folder named as it is: `chainc init {target}`, or pick another folder")
+        raise ArgumentError(f"{folder} is a symlink to {target}, which does not exist", None, "remove the symlink, or pick another folder")
+    for up in (folder, *folder.parents):  # the nearest part of the path that exists must be a folder
+        if os.path.lexists(up):
+            if not up.is_dir():
+                raise ArgumentError(f"{up} is {'a file' if up.is_file() else 'a symlink to nowhere' if up.is_symlink() else 'not a folder'}, not a folder", None, other)
+            break
+    if os.path.lexists(models) and (models.is_symlink() or not models.is_dir()):
+        raise ArgumentError(f"{models} is {'a symlink' if models.is_symlink() else 'a file'}, not a folder", None, other)
+    for path in (config, example):
+        if path.is_symlink():
+            raise ArgumentError(f"{path} is a symlink", None, "chainc init never writes over a file or through a symlink; pick another folder")
+        if path.exists():
+            raise ArgumentError(f"{path} exists already", None, "chainc init writes into a folder without a chainc project; pick another folder")
+
+
+def _write(path: Path, text: str, made: list[Path]) -> None:
     with open(path, "x", encoding="utf-8") as f:  # 'x': never overwrite
+        made.append(path)
         f.write(text)
     os.chmod(path, 0o644)

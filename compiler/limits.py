@@ -61,6 +61,14 @@ LIMITS = {
             "how deeply the mappings and lists of one YAML file nest, aliases expanded",
             "a model nests six levels deep; if this file is real, raise the limit, e.g. CHAINC_MAX_YAML_DEPTH=200 (Python's own recursion limit stops a few hundred levels)",
         ),
+        # models that import models
+        Limit(
+            "import_depth",
+            100,
+            "CHAINC_MAX_IMPORT_DEPTH",
+            "how many imports deep a chain of models goes (a model importing goodput: 1; one importing that model: 2)",
+            "a chain of imports is a few models long; if this one is real, raise the limit, e.g. CHAINC_MAX_IMPORT_DEPTH=1000",
+        ),
         # names and units
         Limit("name_chars", 100, None, "the characters of a name (a variable, a table, a model, a catalog entry)", "use a shorter name"),
         Limit("unit_chars", 100, None, "the characters of one unit (pint's parser slows down on long ones)", "units are short: ms/token, FLOP/token^2, token/(s*request)"),

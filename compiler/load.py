@@ -351,11 +351,27 @@ def _replace(obj, **changes):
 # --- the model file -------------------------------------------------------------------------
 
 
-def load_model(path: str | Path, project: Project, text: str | None = None, _stack: tuple[str, ...] = ()) -> Model:
+class Pending(Exception):
+    """Raised by Project.imported inside a load: the file imports `path`, not loaded yet. Project.load loads it first."""
+
+    def __init__(self, path: Path):
+        super().__init__(str(path))
+        self.path = path
+        self.src: Source | None = None  # the importing file's parsed source: its second reading does not parse it again
+
+
+def read_model(path: str | Path, text: str | None = None) -> Source:
+    """A model file parsed and checked against the schema."""
     src = load_yaml(path, text)
     if not isinstance(src.data, dict):
         raise ModelError("a model file is a YAML mapping", src.loc(()), "start with 'name:', 'title:', 'variables:' and 'equations:'")
     validate(src, MODEL_SCHEMA)
+    return src
+
+
+def load_model(path: str | Path, project: Project, text: str | None = None, src: Source | None = None) -> Model:
+    """A model file -> Model; its imports come from the project (Project.load loads them first, deepest first)."""
+    src = src or read_model(path, text)
     d = src.data
     stem = Path(path).stem
     if d["name"] != stem:
@@ -376,9 +392,11 @@ def load_model(path: str | Path, project: Project, text: str | None = None, _sta
         if alias in RESERVED or alias in d["variables"]:
             raise ModelError(f"import alias '{alias}' is taken", src.loc(("uses", "models", alias), key=True), "pick another alias")
         other = str(spec["model"] if isinstance(spec, dict) else spec)
-        if Path(other).stem in _stack + (d["name"],):
-            raise ModelError(f"models import each other in a loop: {' -> '.join(_stack + (d['name'], Path(other).stem))}", at, "a model can build on another only one way round")
-        model = project.imported(other, at, _stack=_stack + (d["name"],), near=Path(path).parent)
+        try:  # loops and the import_depth limit are the project's to see: it holds the chain of files being loaded
+            model = project.imported(other, at, near=Path(path).parent)
+        except Pending as p:
+            p.src = src  # read again once the import is loaded, from this parse
+            raise
         if isinstance(spec, dict):
             joined[alias] = (model, dict(spec.get("given") or {}))
         else:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .errors import ArgumentError, Loc, ModelError
 from .ids import valid_id
+from .limits import LIMITS
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -116,6 +117,8 @@ class Project:
         self.bundled_only = len(layers) == 1 and found is None
         self.config = read_config(found) if found is not None else {}
         self._models: dict[Path, Model] = {}
+        self._depth: dict[Path, tuple[int, Path | None]] = {}  # a loaded model's longest chain of imports: its length, its first step
+        self._loading: list[_Loading] | None = None  # the files being loaded, each importing the next
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -175,10 +178,10 @@ class Project:
         names = sorted({n for n, *_ in self.all_models()})
         return f"models: {', '.join(names)}" if names else "no models found; `chainc init` starts a project"
 
-    def model(self, name_or_path: str, *, _stack: tuple[str, ...] = (), loc: Loc | None = None) -> Model:
-        return self.load(self.resolve(name_or_path, loc), _stack=_stack)
+    def model(self, name_or_path: str, *, loc: Loc | None = None) -> Model:
+        return self.load(self.resolve(name_or_path, loc))
 
-    def imported(self, name: str, loc: Loc, _stack: tuple[str, ...], near: Path | None = None) -> Model:
+    def imported(self, name: str, loc: Loc | None, near: Path | None = None) -> Model:
         """A model another model imports: an id, or a path relative to the importing file (`near`) inside the project."""
         if near is not None and (name.endswith(".yaml") or "/" in name):
             path = (near / name).resolve()
@@ -186,20 +189,71 @@ class Project:
                 raise ModelError(f"'{name}' is outside the project", loc, "an import's path stays inside the project's folders (and the bundled library's): a .yaml file")
             if not path.is_file():
                 raise ModelError(f"no model file '{name}' next to this one", loc, f"looked for {display_path(path)}")
-            return self.load(path, _stack=_stack)
+            return self._import(path, loc)
         if not valid_id(name):
             raise ModelError(f"'{name}' is not a model name", loc, "imports name a model by its id, such as goodput")
         path = self.find(name)
         if path is None:
             raise ModelError(f"no model '{name}' to import", loc, self._known_hint())
-        return self.load(path, _stack=_stack)
+        return self._import(path, loc)
 
-    def load(self, path: Path, *, _stack: tuple[str, ...] = ()) -> Model:
-        from .load import load_model  # see catalog: only when a model is read
+    def load(self, path: Path) -> Model:
+        """A model file, loaded once, with every model it imports loaded first, deepest first.
 
-        if path not in self._models:
-            self._models[path] = load_model(display_path(path), self, _stack=_stack)
+        No recursion: a file whose import is not loaded yet stops (Pending), the import is
+        loaded, and the file is read again from its parsed source. So a chain of imports is
+        bounded by the import_depth limit, not by Python's stack.
+        """
+        from .load import Pending, load_model  # see catalog: only when a model is read
+
+        if path in self._models:
+            return self._models[path]
+        outer, self._loading = self._loading, [_Loading(path)]
+        try:
+            while self._loading:
+                top = self._loading[-1]
+                top.depth, top.via = 0, None  # each attempt measures its imports afresh
+                try:
+                    model = load_model(display_path(top.path), self, src=top.src)
+                except Pending as p:
+                    top.src = p.src
+                    self._loading.append(_Loading(p.path))
+                    continue
+                self._models[top.path] = model
+                self._depth[top.path] = (top.depth, top.via)
+                self._loading.pop()
+        finally:
+            self._loading = outer
         return self._models[path]
+
+    def _import(self, path: Path, loc: Loc | None) -> Model:
+        """The model at `path` for the file being loaded: loaded already, or Pending; a loop or a chain past the limit is an error."""
+        if self._loading is None:  # read outside a load (load_model called directly, deps): load it now
+            return self.load(path)
+        top = self._loading[-1]
+        if path in self._models:
+            depth = self._depth.get(path, (0, None))[0] + 1
+            if depth > top.depth:
+                top.depth, top.via = depth, path
+            if depth > (allowed := LIMITS["import_depth"].value()):
+                chain = [top.path, *self._chain(path)]
+                lim = LIMITS["import_depth"]
+                raise ModelError(f"a chain of {depth:,} imports is more than the limit {lim.name} ({allowed:,}) allows: {_shown_chain(self, chain)}", loc, lim.how)
+            return self._models[path]
+        on = [f.path for f in self._loading]
+        if path in on:
+            loop = [*on[on.index(path) :], path]
+            raise ModelError(f"models import each other in a loop: {' -> '.join(_names(self, loop))}", loc, "a model can build on another only one way round")
+        from .load import Pending
+
+        raise Pending(path)
+
+    def _chain(self, path: Path) -> list[Path]:
+        """The longest chain of imports from a loaded model, itself first."""
+        out = [path]
+        while (via := self._depth.get(out[-1], (0, None))[1]) is not None:
+            out.append(via)
+        return out
 
     def source(self, path: Path | str) -> str:
         """A model file as outputs name it, the same on every machine: relative to its library folder."""
@@ -210,3 +264,28 @@ class Project:
     def layer_of(self, path: Path | str) -> Layer | None:
         p = Path(path).resolve()
         return next((layer for layer in self.layers if p.is_relative_to(layer.root)), None)
+
+
+@dataclass
+class _Loading:
+    """A file on Project.load's stack: its parsed source once read, the longest chain its imports make so far."""
+
+    path: Path
+    src: object = None
+    depth: int = 0
+    via: Path | None = None
+
+
+def _names(project: Project, paths: list[Path]) -> list[str]:
+    """Models as a chain names them: by name, or by file where two files of the chain share a name."""
+    stems = [p.stem for p in paths]
+    clash = {s for s in stems if len({p for p in paths if p.stem == s}) > 1}
+    return [project.source(p) if p.stem in clash else p.stem for p in paths]
+
+
+def _shown_chain(project: Project, paths: list[Path], ends: int = 3) -> str:
+    """'a -> b -> c -> ... (95 more) -> y -> z': a long chain by its first and last models."""
+    names = _names(project, paths)
+    if len(names) <= 2 * ends + 1:
+        return " -> ".join(names)
+    return " -> ".join([*names[:ends], f"... ({len(names) - 2 * ends:,} more)", *names[-ends:]])

@@ -14,7 +14,7 @@ from pathlib import Path
 from . import cache
 from .checks import prepare_check
 from .compare import PreparedCheck
-from .deps import dependencies
+from .deps import dependencies, dependencies_of
 from .execute import Prepared, PreparedQuestion
 from .portable import EntryInfo, QuestionInfo, describe
 from .quantities import UnknownUnit, parse_number, pint_unit
@@ -79,7 +79,7 @@ def _question_shapes(model, catalog, info, name: str, given: tuple, gpu, llm) ->
 def remember_check(project, names: list[str], models: list, gpu: str | None, llm: str | None) -> None:
     """After a cold `chainc check` in which every model loaded and answered: store each model's prepared checks."""
     catalog = project.catalog
-    bundles, deps = [], []
+    bundles, roots = [], []
     for model in models:
         g, l_ = (gpu if model.gpu else None), (llm if model.llm else None)
         info = describe(model)
@@ -97,5 +97,5 @@ def remember_check(project, names: list[str], models: list, gpu: str | None, llm
                 "checks": checks,
             }
         )
-        deps += dependencies(project, model, g, l_)
-    cache.store(check_key(project, names, gpu, llm), deps, bundles)
+        roots.append((model, g, l_))
+    cache.store(check_key(project, names, gpu, llm), dependencies_of(project, roots), bundles)

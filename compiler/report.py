@@ -15,9 +15,10 @@ from .catalog import Catalog
 from .checks import run_check
 from .errors import ChaincError
 from .ir import Model
+from .order import deepest_first
 from .quantities import given_value
 from .results import CatalogReport, Query, Report
-from .solver import ask_query, asking, entry_solution, entry_values, solve_query
+from .solver import ask_query, entry_solution, entry_values, prepare_question, solve_query
 from .sweep import run_sweep
 
 
@@ -29,11 +30,10 @@ def evaluate(
     source(path) names model files in outputs; memo (model -> Report) shares imported models' reports.
     """
     memo = {} if memo is None else memo
-    imports = {}
-    for alias, other in model.imports:
-        if other not in memo:
-            memo[other] = evaluate(other, catalog, gpu, llm, source=source, memo=memo)
-        imports[alias] = memo[other]
+    # the imported models' reports first, deepest first: each finds its own imports' in memo, so a chain never recurses
+    for other in deepest_first([model], lambda m: [o for _, o in m.imports if o not in memo])[:-1]:
+        memo[other] = evaluate(other, catalog, gpu, llm, source=source, memo=memo)
+    imports = {alias: memo[other] for alias, other in model.imports}
     gpu, llm = (gpu if model.gpu else None), (llm if model.llm else None)
     values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
     solution = solve_query(model, catalog, Query(values, (), gpu, llm))
@@ -44,8 +44,8 @@ def evaluate(
             answers[name] = ask_query(model, catalog, name, Query(values, (), gpu, llm))
         except ChaincError as e:
             answers[name] = e
-        try:
-            rules[name] = asking(model, name, frozenset(n for n, _ in values))
+        try:  # the rule the answer ran (not one planned again: a cache evicted since would make another Program)
+            rules[name] = prepare_question(model, catalog, name, frozenset(n for n, _ in values), gpu, llm).rule
         except ChaincError:
             pass  # a question whose shape cannot be planned: its answer holds the error
     sensitivities = {name: _sensitivities(model, catalog, name, Query(values, (), gpu, llm)) for name, a in answers.items() if not isinstance(a, ChaincError)}

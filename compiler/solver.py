@@ -25,6 +25,7 @@ from .errors import ArgumentError, LimitError, SolveError
 from .execute import Prepared, PreparedQuestion, ask, execute
 from .ir import Equation, Model, Question, Variable
 from .numbers import exact
+from .order import deepest_first
 from .plan import make_plan
 from .results import Answer, Asking, Plan, Query, Solution
 from .run import run_assign
@@ -74,10 +75,41 @@ def parameters(model: Model, catalog, entries: dict) -> dict:
         else:
             if p.source not in imported:
                 other = dict(model.imports)[p.source]
-                q = Query(gpu=entries["gpu"].id if "gpu" in entries and other.gpu else None, llm=entries["llm"].id if "llm" in entries and other.llm else None)
-                imported[p.source] = solve_query(other, catalog, q)
+                gpu, llm = (entries[k].id if k in entries else None for k in ("gpu", "llm"))
+                imported[p.source] = imported_solution(other, catalog, gpu, llm)
             values[name] = imported[p.source].values[p.field_name]
     return values
+
+
+_solved: dict | None = None  # (model, catalog, gpu, llm) -> Solution, while imported_solution solves a chain
+
+
+def imported_solution(model: Model, catalog, gpu: str | None, llm: str | None) -> Solution:
+    """An imported model at its defaults, on its importer's GPU and LLM (gpu, llm) where it uses one.
+
+    The models it imports are solved first, deepest first, so that each one's parameters find
+    its own imports solved: a chain of imports never recurses (order.py).
+    """
+    global _solved
+
+    def node(m: Model, gpu, llm) -> tuple:
+        return (m, catalog, gpu if m.gpu else None, llm if m.llm else None)
+
+    def children(n: tuple) -> list:
+        m, _, gpu, llm = n
+        return [node(other, gpu or m.gpu, llm or m.llm) for _, other in m.imports]  # the importer's hardware: chosen, or its own
+
+    outer, _solved = _solved, {} if _solved is None else _solved
+    try:
+        want = node(model, gpu, llm)
+        if want not in _solved:
+            for n in deepest_first([want], children):
+                if n not in _solved:
+                    m, _, g, ll = n
+                    _solved[n] = solve_query(m, catalog, Query(gpu=g, llm=ll))
+        return _solved[want]
+    finally:
+        _solved = outer
 
 
 # --- solving ------------------------------------------------------------------------------------------

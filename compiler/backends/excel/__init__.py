@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
 
+from ...order import deepest_first
 from .. import BuildOptions, note, write_atomic
 from . import xl
 from .catalog import write_catalog, write_cover
@@ -51,18 +52,7 @@ __all__ = ["WORKBOOK", "ExcelPrintError", "Manifest", "build", "build_workbook"]
 
 def _with_imports(reports: list[Report]) -> list[Report]:
     """The reports and the reports they import, each once, every import before its user."""
-    out: list[Report] = []
-
-    def add(r: Report) -> None:
-        if any(o.model is r.model for o in out):
-            return
-        for _, other in sorted(r.imports.items()):
-            add(other)
-        out.append(r)
-
-    for r in reports:
-        add(r)
-    return out
+    return deepest_first(reports, lambda r: [other for _, other in sorted(r.imports.items())], key=lambda r: id(r.model))
 
 
 def _titles(reports: list[Report]) -> dict[str, str]:

@@ -10,6 +10,7 @@ comparison, so the check costs a comparison until it fails.
 from __future__ import annotations
 
 from ...numbers import exact
+from ...order import deepest_first
 from .context import ModelNames
 from .layout import INDENT, Out, doc, tuple_text, unpack
 from .names import comment, docstring_text, literal, number, optional, scale
@@ -55,7 +56,10 @@ class Arguments:
             out.emit("except (KeyError, TypeError):")
             out.call(f"{INDENT}raise _entry_error", [literal(kind), ids, tuple_text([literal(p.field_name) for p in fields])], " from None")
         imports = dict(m.imports)
-        for alias in dict.fromkeys(p.source for p in m.params.values() if p.source not in ("gpu", "llm")):
+        # the imports' functions first, deepest first: each one's prologue finds its own made, so a chain never recurses
+        for deeper in deepest_first([mn], self._unmade_imports, key=id)[:-1]:
+            self.import_function(deeper)
+        for alias in _aliases(m):
             child = self.ctx.of(mn.report.imports[alias])
             fn = self.import_function(child)
             args = [kind if kind in mn.kinds() else literal(getattr(child.model, kind)) for kind in child.kinds()]
@@ -114,6 +118,9 @@ class Arguments:
             out.call(f"{INDENT}_require", about)
 
     # --- imported models ------------------------------------------------------------------------------------
+
+    def _unmade_imports(self, mn: ModelNames) -> list[ModelNames]:
+        return [c for alias in _aliases(mn.model) if id(c := self.ctx.of(mn.report.imports[alias])) not in self.imports_made]
 
     def import_function(self, mn: ModelNames) -> str:
         """`_defaults_<model>(gpu, llm)`: an imported model solved at its defaults; every variable, base units, model order."""
@@ -203,3 +210,8 @@ def _fast_np(x: str, d) -> str:
     if not parts:
         parts.append(f"not np.isnan({x}).any()")
     return parts[0] if len(parts) == 1 else f"({' and '.join(parts)})"
+
+
+def _aliases(m) -> list[str]:
+    """The imports whose values a model reads, in the order its parameters are."""
+    return list(dict.fromkeys(p.source for p in m.params.values() if p.source not in ("gpu", "llm")))

@@ -75,13 +75,16 @@ class Context:
         self._private = Names(set())
 
     def _visit(self, report: Report, private: Names) -> None:
-        if id(report) in self._by_report:
-            return
-        mn = model_names(report, private.take(report.model.name.replace("-", "_").replace(".", "_"), "m"))
-        self.models.append(mn)
-        self._by_report[id(report)] = mn
-        for alias in sorted(report.imports):
-            self._visit(report.imports[alias], private)
+        """The report and every report it imports, each once, importers first (a stack: a chain may be thousands deep)."""
+        todo = [report]
+        while todo:
+            r = todo.pop()
+            if id(r) in self._by_report:
+                continue
+            mn = model_names(r, private.take(r.model.name.replace("-", "_").replace(".", "_"), "m"))
+            self.models.append(mn)
+            self._by_report[id(r)] = mn
+            todo.extend(r.imports[alias] for alias in sorted(r.imports, reverse=True))
 
     def of(self, report: Report) -> ModelNames:
         return self._by_report[id(report)]
