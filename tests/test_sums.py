@@ -157,3 +157,47 @@ def test_gnumeric_sums_each_term(built, tmp_path):
 def test_the_sheet_writes_sigma_and_pi(built):
     tex = (built / "sums.tex").read_text()
     assert r"\sum_{k=0}" in tex and r"\prod_{k=m}" in tex and "k!" in tex
+
+
+NESTED = """\
+name: nested
+title: Nested sums, the inner part reading the outer index or not
+variables:
+  n: {value: 3, integer: true, max: 50}
+  x: {value: 2}
+  apart: {domain: real}
+  terms: {domain: real}
+  bounds: {domain: real}
+  product: {domain: real}
+equations:
+  - apart = sum(sum(x * j for j in range(3)) for k in range(n))
+  - terms = sum(sum(j * k * x for j in range(3)) for k in range(n))
+  - bounds = sum(sum(j * x for j in range(k)) for k in range(n))
+  - product = prod(sum(1 + j + k for j in range(k, 4)) for k in range(1, n))
+"""
+
+
+def hand_nested(n: int, x: float) -> dict:
+    return {
+        "apart": sum(sum(x * j for j in range(3)) for k in range(n)),
+        "terms": sum(sum(j * k * x for j in range(3)) for k in range(n)),
+        "bounds": sum(sum(j * x for j in range(k)) for k in range(n)),
+        "product": math.prod(sum(1 + j + k for j in range(k, 4)) for k in range(1, n)),
+    }
+
+
+def test_nested_sums_agree_in_both_flavours_over_arrays(tmp_path):
+    """The NumPy flavour gave 30 for 18 where the inner terms read the outer index (and crashed over arrays): the inner
+    sum's terms broadcast against the outer index's axis; each sum's element shape now includes what its terms read."""
+    (tmp_path / "nested.yaml").write_text(NESTED)
+    assert main(["build", str(tmp_path / "nested.yaml"), "--out", str(tmp_path / "out"), "--format", "py", "--numpy"]) == 0
+    mod, vec = _load(tmp_path / "out" / "nested.py"), _load(tmp_path / "out" / "nested_np.py")
+    points = [(3, 2.0), (5, 1.0), (1, 3.0), (7, 0.5)]
+    got = vec.solve(n=np.array([n for n, _ in points], dtype=float), x=np.array([x for _, x in points]))
+    for i, (n, x) in enumerate(points):
+        want, one, solved = hand_nested(n, x), mod.solve(n=n, x=x), chainc.solve(str(tmp_path / "nested.yaml"), n=n, x=x)
+        for name, value in want.items():
+            assert float(solved.values[name]) == pytest.approx(value, rel=1e-12), (name, n, x)
+            assert getattr(one, name) == pytest.approx(value, rel=1e-12), (name, n, x)
+            assert getattr(vec.solve(n=n, x=x), name) == pytest.approx(value, rel=1e-12), (name, n, x)
+            assert getattr(got, name)[i] == pytest.approx(value, rel=1e-12), (name, n, x)
