@@ -15,6 +15,7 @@ from functools import lru_cache
 import networkx as nx
 import sympy as sp
 from sympy.core.function import AppliedUndef
+from sympy.polys.polyerrors import BasePolynomialError
 
 from .analysis import Block, plan_blocks
 from .ir import Equation, Model
@@ -66,7 +67,7 @@ def _solve(residuals: list, syms: list) -> list[dict]:
 def _solve_shape(residuals: tuple, syms: tuple) -> tuple:
     try:
         return tuple(sp.solve(list(residuals), list(syms), dict=True, check=False))  # roots are filtered by domain when evaluated
-    except (NotImplementedError, ValueError, TypeError):
+    except (NotImplementedError, ValueError, TypeError, BasePolynomialError):  # NotAlgebraic: a Sum of constant terms as a coefficient
         return ()
 
 

@@ -201,3 +201,11 @@ def test_nested_sums_agree_in_both_flavours_over_arrays(tmp_path):
             assert getattr(one, name) == pytest.approx(value, rel=1e-12), (name, n, x)
             assert getattr(vec.solve(n=n, x=x), name) == pytest.approx(value, rel=1e-12), (name, n, x)
             assert getattr(got, name)[i] == pytest.approx(value, rel=1e-12), (name, n, x)
+
+
+@pytest.mark.parametrize("span", ["range(1, 0)", "range(1, 3)"])
+def test_a_sum_of_constant_terms_beside_an_unknown_is_solved(tmp_path, span):
+    """SymPy's solve raised NotAlgebraic (a traceback) for 2 * a1 = Sum(0, ...): such a block is now searched numerically."""
+    text = f'name: zero\ntitle: a sum of zeros\nvariables:\n  a0: {{unit: s, value: 2}}\n  a1: {{unit: token, domain: real}}\nequations:\n  - "2 * a1 = sum(0 for k in {span})"\n'
+    (tmp_path / "zero.yaml").write_text(text)
+    assert chainc.solve(str(tmp_path / "zero.yaml")).values["a1"] == 0
