@@ -209,3 +209,16 @@ def test_a_sum_of_constant_terms_beside_an_unknown_is_solved(tmp_path, span):
     text = f'name: zero\ntitle: a sum of zeros\nvariables:\n  a0: {{unit: s, value: 2}}\n  a1: {{unit: token, domain: real}}\nequations:\n  - "2 * a1 = sum(0 for k in {span})"\n'
     (tmp_path / "zero.yaml").write_text(text)
     assert chainc.solve(str(tmp_path / "zero.yaml")).values["a1"] == 0
+
+
+def test_a_closed_form_keeps_its_sums_and_products_whole(tmp_path):
+    """sp.solve evaluated the inner geometric series and pulled its Piecewise (k == 1) out of the product, so the
+    closed form read the product's index outside it (a KeyError); sums and products are now atoms to sp.solve.
+    By hand: k = 0 has an empty inner sum, so the product and a4 are 0; over k = 1, 2 it is 1/2 x 3/3, a4 = 7^(1/4) sqrt(50)."""
+    for span, want in (("range(2)", 0.0), ("range(1, 3)", math.sqrt(7) ** 0.5 * math.sqrt(50))):
+        text = (
+            "name: roots\ntitle: two roots of a product\nvariables:\n  a4: {unit: token, domain: nonnegative}\nequations:\n"
+            f'  - "a4 ** 2 = (sqrt(7[token**2]) * prod(sum(k ** j for j in range(min(k, 2))) / (k + 1) for k in {span})) * 100[token]"\n'
+        )
+        (tmp_path / "roots.yaml").write_text(text)
+        assert float(chainc.solve(str(tmp_path / "roots.yaml")).values["a4"]) == pytest.approx(want, rel=1e-12, abs=1e-300), span
