@@ -308,3 +308,24 @@ def test_the_cli_reports_what_cannot_be_printed_and_writes_nothing(tmp_path):
     assert "joint.yaml:8:5: error: the Python backend cannot print a numeric block of 2 unknowns (x, y) solved jointly (line 8: x + exp(y) = a) in model 'joint'" in run.stderr
     assert "Traceback" not in run.stderr
     assert not list(out.rglob("*.py"))
+
+
+ROOT_AT_ZERO = """
+name: root-at-zero
+title: A numeric root at exactly 0
+variables:
+  a3: {unit: percent, value: 0.5}
+  a4: {unit: percent, domain: real}
+equations:
+  - a4 + min(a4, a3) = a3 - a3
+"""
+
+
+def test_a_numeric_root_at_zero_is_zero_in_numpy(tmp_path):
+    """The NumPy search bisected a bracket around 0 down to 3.4e-89 (relative steps never reach 0), where the scalar
+    rule's grid has the point 0 and finds the root exactly (found by the agreement grammar)."""
+    p = project_with(tmp_path, {"root-at-zero": ROOT_AT_ZERO})
+    scalar, vec = (load(path) for path in build(p, [p.model("root-at-zero")], "py", BuildOptions(tmp_path / "out", numpy=True)))
+    np = pytest.importorskip("numpy")
+    assert scalar.solve().a4 == 0 and vec.solve().a4 == 0
+    assert list(vec.solve(a3=np.array([2.0, 0.5, 7.0])).a4) == [0.0, 0.0, 0.0]

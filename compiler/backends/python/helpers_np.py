@@ -284,6 +284,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         pos = (a > 0) & (b > 0)
         ratio = np.where(pos, np.maximum(a, b) / np.where(pos, np.minimum(a, b), 1), 0)
         m = np.where(pos & (ratio > 4), np.sqrt(np.where(pos, a * b, 1)), (a + b) / 2)
+        m = np.where(a * b < 0, 0.0, m)  # a bracket around 0 tries 0 first, a point of the scalar rule's grid: a root there is exact
         m = np.where(live, whole(np.where(live, m, 0), False), m)
         live &= (m != a) & (m != b)
         fm = f(np.where(live, m, a))
