@@ -107,6 +107,8 @@ def pytest_terminal_summary(terminalreporter):
             f"{a['questions asked']:,} questions asked ({a['questions answered']:,} answered); {a['queries built']:,} backwards queries built "
             f"({a['queries refused by the solver']:,} refused), asked {a['queries asked']:,} times"
         )
+        constructs = ", ".join(f"{a[f'accepted with {c}']:,} {c}" for c in ("sum", "prod", "nested", "nested apart", "outer index in terms", "outer index in bounds", "join", "conditions"))
+        terminalreporter.write_line(f"  accepted chains with: {constructs}")
         if AGREE_SLOWEST[1]:
             seconds, text = AGREE_SLOWEST
             if seconds < 5:
@@ -118,7 +120,8 @@ def pytest_terminal_summary(terminalreporter):
                     terminalreporter.write_line(f"    {line}")
         if a["workbook chains"]:
             terminalreporter.write_line(
-                f"  workbook: {a['workbook chains']:,} chains recalculated by LibreOffice ({a['cannot print (Excel)']:,} cannot print), "
+                f"  workbook: {a['workbook chains']:,} chains recalculated by LibreOffice ({a['cannot print (Excel)']:,} cannot print, "
+                f"{a['refused by the workbook: nested sums']:,} refused as nested sums reading an outer index, their modules compared), "
                 f"{a['workbook live points']:,} with typed-in inputs, {a['workbook cells compared']:,} cells compared in {AGREE_SECONDS['workbook']:.1f} s"
             )
     if FUZZ_EXAMPLES:
