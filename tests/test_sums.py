@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -222,3 +223,22 @@ def test_a_closed_form_keeps_its_sums_and_products_whole(tmp_path):
         )
         (tmp_path / "roots.yaml").write_text(text)
         assert float(chainc.solve(str(tmp_path / "roots.yaml")).values["a4"]) == pytest.approx(want, rel=1e-12, abs=1e-300), span
+
+
+def test_a_nested_sum_counts_its_terms_once_per_outer_term(tmp_path):
+    """sum(sum(j for j in range(k)) for k in range(30_000)) took 70 s (4.5e8 terms, each sum under the limit on its own): an inner
+    sum's terms count once per term of the sums around it, in the solver and both flavours. n = 1,000: 999 x 1,000 terms at most."""
+    (tmp_path / "deep.yaml").write_text("name: deep\ntitle: nested\nvariables:\n  n: {value: 4, integer: true}\n  s: {}\nequations:\n  - s = sum(sum(j for j in range(k)) for k in range(n))\n")
+    assert main(["build", str(tmp_path / "deep.yaml"), "--out", str(tmp_path / "out"), "--format", "py", "--numpy"]) == 0
+    mod, vec = _load(tmp_path / "out" / "deep.py"), _load(tmp_path / "out" / "deep_np.py")
+    want = sum(k * (k - 1) // 2 for k in range(1000))
+    assert chainc.solve(str(tmp_path / "deep.yaml"), n=1000).values["s"] == want == mod.solve(n=1000).s == vec.solve(n=1000).s
+    start = time.perf_counter()
+    with pytest.raises(chainc.errors.LimitError) as e:
+        chainc.solve(str(tmp_path / "deep.yaml"), n=30_000)
+    assert "30,000 times over" in e.value.message and "sum_terms limit" in e.value.message and "CHAINC_MAX_SUM_TERMS" in e.value.hint
+    for m in (mod, vec):
+        with pytest.raises(m.ChainError) as e:
+            m.solve(n=30_000)
+        assert "times over (the sums around it) is more than the sum_terms limit" in e.value.message
+    assert time.perf_counter() - start < 10

@@ -318,7 +318,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
     return np.where(ends, (a + b) / 2, result)
 
 
-def _finite_np(kind: str, term, lo, hi):
+def _finite_np(kind: str, term, lo, hi, around=1):
     """sum (or prod) of term(k) for k = lo .. hi, element by element; past an element's bounds a term counts as 0 (1).
 
     The terms of many k at once (k along a new first axis, in chunks), added in order as the scalar loop adds them (cumsum).
@@ -330,7 +330,8 @@ def _finite_np(kind: str, term, lo, hi):
     if not np.any(known & (lo <= hi)):
         return np.where(known, 0.0 if kind == "sum" else 1.0, np.nan)
     first, last = int(np.min(lo[known])), int(np.max(hi[known]))
-    _terms(first, last + 1)  # at most the solver's sum_terms limit of them
+    around = np.asarray(around, dtype=float)  # the term counts of the sums around, as _terms counts them
+    _terms(first, last + 1, int(np.max(around[~np.isnan(around)], initial=1)))  # at most the solver's sum_terms limit of them
     shape = np.broadcast_shapes(lo.shape, np.shape(term(np.float64(first))))
     lo, hi, known = (np.broadcast_to(x, shape) for x in (lo, hi, known))
     total = np.where(known, np.zeros(shape) if kind == "sum" else np.ones(shape), np.nan)
