@@ -90,6 +90,7 @@ LOAD_ERRORS = [
     ("join-unknown-input.yaml", 8, 13, "model 'goodput' has no variable 'batchx' to bind", "its inputs: weight_bytes"),
     ("join-computed.yaml", 8, 13, "'tpot' is computed by model 'goodput', not one of its inputs", "read a result as decode.tpot"),
     ("join-outside.yaml", 6, 12, "is outside the project", "stays inside the project's folders"),
+    ("join-nul-path.yaml", 6, 12, "'sub/other.yaml\\x00' is no path a model file can have (embedded null byte)", "a .yaml file inside the project"),
     ("join-self.yaml", 6, 9, "models import each other in a loop: join-self -> join-self", "only one way round"),
     ("join-unit.yaml", 8, 47, "decode.context is bound to 'n', which is time, but decode.context is token", "write it in token"),
     ("yaml-syntax.yaml", 6, 10, "expected ',' or '}'", "YAML syntax"),
