@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+import warnings
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -56,8 +57,10 @@ def _conditions(b, q: dict, kp: KeyPath) -> list[tuple[str, str, KeyPath]]:
         return [(str(label), str(text), kp + ("such_that", label)) for label, text in such.items()]
     text, at = str(such), kp + ("such_that",)
     try:
-        tree = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+        with warnings.catch_warnings():  # Python's own warnings ("invalid escape sequence") are not for our users
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # 3,000 unary minuses: RecursionError
         return [("", text, at)]  # the expression parser reports it, located
     if not (isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And)):
         return [("", text, at)]

@@ -22,6 +22,7 @@ LN10 = math.log(10)
 HINT_VALUE = "log() and sqrt() need arguments above zero"
 limit = 10_000  # the solver sets this from CHAINC_MAX_EXACT_DIGITS before each run
 max_terms = 1_000_000  # and this from CHAINC_MAX_SUM_TERMS
+around = 1  # the terms of the sums around the one being summed: a nested sum counts its terms that many times
 # A run keeps a value exact while its fraction is short (SHORT_BITS, numerator and denominator together);
 # a longer one is carried as a binary float, where exactness buys nothing but time (run.py's Runner sets
 # `short` per run, and redoes a run exactly, short = None, when a decision depends on the digits).

@@ -190,14 +190,24 @@ def _finite(add: bool, k: str, lo: int, hi: int, body, env):
     total stays exact while its fraction is short (as every value of a run); past that it is
     summed in floats (math.fsum), or to 30 digits where its terms leave float range.
     """
-    if hi - lo >= B.max_terms:
+    if (hi - lo + 1) * B.around > B.max_terms:  # a sum inside sums of n terms in all counts n times: the work is bounded
+        times = f", {B.around:,} times over (the sums around it)" if B.around > 1 else ""
         raise B.LimitReached(
-            f"a {'sum' if add else 'product'} of {hi - lo + 1:,} terms (from {k.split('#')[0]} = {B.count(lo)} to {B.count(hi)}) is more than the sum_terms limit of {B.max_terms:,}",
+            f"a {'sum' if add else 'product'} of {hi - lo + 1:,} terms (from {k.split('#')[0]} = {B.count(lo)} to {B.count(hi)}){times} is more than the sum_terms limit of {B.max_terms:,}",
             f"if the model is right, set the environment variable CHAINC_MAX_SUM_TERMS to a larger number of terms (now {B.max_terms:,})",
         )
     if hi < lo:
         return 0 if add else 1
     deadline.check()
+    saved, B.around = B.around, B.around * (hi - lo + 1)
+    try:
+        return _each_term(add, k, lo, hi, body, env)
+    finally:
+        B.around = saved
+
+
+def _each_term(add: bool, k: str, lo: int, hi: int, body, env):
+    """_finite's loop, within the limit."""
     sub = dict(env)
     sub[k] = hi
     last = body(sub)

@@ -92,7 +92,7 @@ LIMITS = {
             "sum_terms",
             1_000_000,
             "CHAINC_MAX_SUM_TERMS",
-            "the terms of one sum or product, sum(f(k) for k in range(lo, hi)), as the solver and the generated Python compute it",
+            "the terms of one sum or product, sum(f(k) for k in range(lo, hi)), as the solver and the generated Python compute it; a sum inside others counts its terms once per term of theirs",
             "if the model is right, raise the limit, e.g. CHAINC_MAX_SUM_TERMS=10000000 (about a second per million terms)",
         ),
         Limit(

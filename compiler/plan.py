@@ -15,6 +15,7 @@ from functools import lru_cache
 import networkx as nx
 import sympy as sp
 from sympy.core.function import AppliedUndef
+from sympy.polys.polyerrors import BasePolynomialError
 
 from .analysis import Block, plan_blocks
 from .deadline import OutOfTime, budgeted
@@ -73,11 +74,20 @@ def _plan_block(model: Model, block: Block) -> Step:
 
 def _solve(residuals: list, syms: list) -> list[dict]:
     """sp.solve of a block, memoised by the block's shape: its symbols renamed in order, so a chain of
-    blocks alike but for their names (x_i**2 + x_i = x_(i-1)**2 * k, a thousand times) is solved once."""
+    blocks alike but for their names (x_i**2 + x_i = x_(i-1)**2 * k, a thousand times) is solved once.
+
+    Its sums and products (none reads an unknown: such a block is searched) are atoms to sp.solve, which
+    would otherwise evaluate them, and wrongly: a geometric series' Piecewise pulled out of a product left
+    the product's index free in the closed form.
+    """
+    series = sorted({n for r in residuals for n in sp.preorder_traversal(r) if isinstance(n, (sp.Sum, sp.Product))}, key=sp.default_sort_key)
+    atoms = {n: sp.Symbol(f"_series{i}", real=True) for i, n in enumerate(series)}
+    residuals = [r.xreplace(atoms) for r in residuals]
     others = sorted({x for r in residuals for x in r.free_symbols} - set(syms), key=lambda x: x.name)
     order = [*syms, *others]
     to = {x: sp.Symbol(f"_shape{i}", **x.assumptions0) for i, x in enumerate(order)}
     back = {v: k for k, v in to.items()}
+    back.update({to[a]: n for n, a in atoms.items() if a in to})
     found = _solve_shape(tuple(r.xreplace(to) for r in residuals), tuple(to[x] for x in syms))
     return [{back[k]: v.xreplace(back) for k, v in sol.items()} for sol in found]
 
@@ -86,7 +96,7 @@ def _solve(residuals: list, syms: list) -> list[dict]:
 def _solve_shape(residuals: tuple, syms: tuple) -> tuple:
     try:
         return tuple(sp.solve(list(residuals), list(syms), dict=True, check=False))  # roots are filtered by domain when evaluated
-    except (NotImplementedError, ValueError, TypeError):
+    except (NotImplementedError, ValueError, TypeError, BasePolynomialError):  # NotAlgebraic: a Sum of constant terms as a coefficient
         return ()
 
 

@@ -184,10 +184,14 @@ class Project:
     def imported(self, name: str, loc: Loc | None, near: Path | None = None) -> Model:
         """A model another model imports: an id, or a path relative to the importing file (`near`) inside the project."""
         if near is not None and (name.endswith(".yaml") or "/" in name):
-            path = (near / name).resolve()
+            try:
+                path = (near / name).resolve()
+                found = path.is_file()
+            except (OSError, ValueError, RuntimeError) as e:  # a NUL byte, a name too long, a loop of symbolic links
+                raise ModelError(f"'{name}' is no path a model file can have ({e})", loc, "write the path of a .yaml file inside the project, relative to this file") from None
             if self.layer_of(path) is None or path.suffix != ".yaml":
                 raise ModelError(f"'{name}' is outside the project", loc, "an import's path stays inside the project's folders (and the bundled library's): a .yaml file")
-            if not path.is_file():
+            if not found:
                 raise ModelError(f"no model file '{name}' next to this one", loc, f"looked for {display_path(path)}")
             return self._import(path, loc)
         if not valid_id(name):

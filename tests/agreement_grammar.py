@@ -3,14 +3,19 @@
 `chains()` draws a `Chain`: a model written as YAML text (inputs with units and
 domains, computed variables each defined from earlier ones, sometimes through an
 equation SymPy must rearrange, an occasional table with an aggregate that a scalar
-reads, an occasional question), a few other input points to evaluate it at, and
-sometimes a backwards query (find an input from a computed value).
+reads, an occasional question, with one condition or several), a few other input
+points to evaluate it at, and sometimes a backwards query (find an input from a
+computed value).
 
-Every expression is built for a dimension, so the units always check: a variable of
-that dimension, a literal such as `2[token/s]`, sums and differences of the same
-dimension, products and quotients whose dimensions add up, min/max, ceil/floor of a
-dimensionless ratio, if(), small powers and `** 0.5`. The dimensions are exponents of
-(time, token, information); literals name them with s, token and GB.
+Expressions (tests/agreement_exprs.py) are built for a dimension, so the units always
+check; they include finite sums and products, nested with the inner part apart from
+the outer index, reading it in its terms, or in its bounds.
+
+Now and then the chain joins another model: a small chain of its own (inputs, computed
+variables, sums; no tables or imports, which a join cannot carry), written to
+models/sub/, bound with `uses: {models: {o: {model: sub/inner.yaml, given: {...}}}}` to
+expressions of the chain's inputs; the chain reads its variables as `o.<name>`, in
+equations and in questions' conditions.
 """
 
 from __future__ import annotations
@@ -20,193 +25,49 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
-Dim = tuple[int, int, int]  # exponents of time, token, information
-ZERO: Dim = (0, 0, 0)
-TIME, TOKEN, RATE, BYTES = (1, 0, 0), (0, 1, 0), (-1, 1, 0), (0, 0, 1)
-DIMS = (ZERO, TIME, TOKEN, RATE, BYTES)
-# the display units a variable of each dimension may have (the first is the plainest)
-UNITS = {ZERO: ("", "percent"), TIME: ("s", "ms"), TOKEN: ("token",), RATE: ("token/s",), BYTES: ("GB", "MB")}
-NUMBERS = ("2", "1", "3", "0.5", "10", "1.5", "0.25", "4", "100", "7")
-VALUES = (2, 1, 3, 0.5, 10, 1.5, 4, 0.25, 7, 100, 12.5)
-ODD_VALUES = (0, -1, -2.5, 0.5, 1e-3, 1e4)  # points that may fall outside a domain
+from .agreement_dims import DIMS, NUMBERS, ODD_VALUES, TOKEN, UNITS, VALUES, ZERO, Dim, literal, sub, unit_text, wrap
+from .agreement_exprs import Builder, Scope
 
-
-def add(a: Dim, b: Dim) -> Dim:
-    return tuple(x + y for x, y in zip(a, b))
-
-
-def sub(a: Dim, b: Dim) -> Dim:
-    return tuple(x - y for x, y in zip(a, b))
-
-
-def scale(a: Dim, k: int) -> Dim:
-    return tuple(x * k for x in a)
-
-
-def unit_text(d: Dim, spelling: int = 0) -> str:
-    """A unit of dimension d: 'token/s', 'GB*s', '1/s**2'."""
-    symbols = (("s", "ms")[spelling % 2], "token", ("GB", "MiB")[spelling % 2])
-    up = [s + (f"**{e}" if e > 1 else "") for s, e in zip(symbols, d) if e > 0]
-    down = [s + (f"**{-e}" if e < -1 else "") for s, e in zip(symbols, d) if e < 0]
-    text = "*".join(up) or "1"
-    return text + "".join(f"/{s}" for s in down)
-
-
-def literal(number: str, d: Dim, spelling: int = 0) -> str:
-    return number if d == ZERO else f"{number}[{unit_text(d, spelling)}]"
-
-
-def wrap(text: str) -> str:
-    """Parenthesised unless it is a name, a number, a literal or a call."""
-    plain = text.replace("_", "").replace(".", "")
-    if plain.isalnum() or (text.endswith("]") and "[" in text and " " not in text) or (text.endswith(")") and _one_call(text)):
-        return text
-    return f"({text})"
-
-
-def _one_call(text: str) -> bool:
-    """`f(...)` with the parentheses closing only at the end."""
-    head = text.split("(", 1)[0]
-    if not head.isidentifier():
-        return False
-    depth = 0
-    for k, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0 and ch == ")" and k != len(text) - 1:
-            return False
-    return True
+__all__ = ["Chain", "chains", "ODD_VALUES", "JOINED"]
+JOINED = "o"  # the alias a chain joins its other model under
 
 
 @dataclass(frozen=True)
 class Chain:
-    """A random chain: the model's YAML, other input points (display units), and an optional backwards query."""
+    """A random chain: the model's YAML, other input points (display units), an optional backwards query, the models it joins."""
 
     text: str
     points: tuple = ()  # ({input: value}, ...)
     query: tuple | None = None  # (find, given): an input found from a computed variable's value
+    files: tuple = ()  # (stem, YAML): a joined model, written as models/sub/<chain>-<stem>.yaml (the text says sub/<stem>.yaml)
+    constructs: frozenset = frozenset()  # what the grammar drew: "sum", "nested", "join", "conditions", ... (for the counts)
 
 
 @dataclass
-class Scope:
-    """What an expression may read: names with their dimensions, and a table's columns (for aggregates)."""
+class Draft:
+    """A model being drawn: its YAML lines, and for each name its dimension, unit and the inputs it reads (through others)."""
 
-    names: list = field(default_factory=list)  # [(name, dim)]
-    aggregates: list = field(default_factory=list)  # [(text, dim)]: sum(t.c0), count(t), ...
+    prefix: str  # of its names: a0, a1, ... (the chain) or u0, u1, ... (a joined model)
+    variables: list = field(default_factory=list)
+    equations: list = field(default_factory=list)
+    scope: Scope = field(default_factory=Scope)
+    inputs: dict = field(default_factory=dict)  # name -> {dim, integer, domain, value}
+    deps: dict = field(default_factory=dict)  # name -> the inputs it reads
+    dims: dict = field(default_factory=dict)
+    units: dict = field(default_factory=dict)
+    made: set = field(default_factory=set)
+    count: int = 0
 
+    def fresh(self) -> str:
+        self.count += 1
+        return f"{self.prefix}{self.count - 1}"
 
-class Builder:
-    """Draws expressions of a given dimension over a scope (records the names each one reads)."""
-
-    def __init__(self, draw, scope: Scope):
-        self.draw, self.scope, self.read = draw, scope, set()
-
-    def choice(self, options):
-        return self.draw(st.sampled_from(options))
-
-    def chance(self, p: float) -> bool:
-        return self.draw(st.integers(0, 99)) < p * 100
-
-    def name(self, d: Dim) -> str | None:
-        names = [n for n, e in self.scope.names if e == d]
-        if not names:
-            return None
-        n = self.choice(names)
-        self.read.add(n.split(".")[-1] if n.startswith("prev.") else n)
-        return n
-
-    def maybe_name(self, d: Dim) -> str | None:
-        """A name of dimension d, most of the time (None: write a literal instead)."""
-        return self.name(d) if self.chance(0.8) else None
-
-    def literal(self, d: Dim, nonzero: bool = False) -> str:
-        if not nonzero and self.chance(0.05):
-            return "0"  # a bare 0 has every dimension
-        return literal(self.choice(NUMBERS), d, self.draw(st.integers(0, 1)))
-
-    def expr(self, d: Dim, depth: int, nonzero: bool = False) -> str:
-        """An expression of dimension d; `nonzero`: no literal 0 at its top (a divisor: x / 0 is refused at load)."""
-        if depth <= 0:
-            n = self.maybe_name(d)
-            return n if n is not None else self.literal(d, nonzero)
-        kind = self.choice(("name", "name", "literal", "+", "-", "*", "/", "min", "max", "round", "if", "power", "aggregate"))
-        sub_ = depth - 1
-        if kind == "name":
-            n = self.name(d)
-            return n if n is not None else self.expr(d, sub_, nonzero)
-        if kind == "literal":
-            return self.literal(d, nonzero)
-        if kind in "+-":
-            return f"{self.expr(d, sub_)} {kind} {wrap(self.expr(d, sub_))}"
-        if kind == "*":
-            e = self.choice(DIMS)
-            return f"{wrap(self.expr(e, sub_))} * {wrap(self.expr(sub(d, e), sub_))}"
-        if kind == "/":
-            e = self.choice(DIMS)
-            return f"{wrap(self.expr(add(d, e), sub_))} / {wrap(self.expr(e, sub_, nonzero=True))}"
-        if kind in ("min", "max"):
-            return f"{kind}({self.expr(d, sub_)}, {self.expr(d, sub_)})"
-        if kind == "round":
-            fn = self.choice(("ceil", "floor"))
-            if d == ZERO:
-                return f"{fn}({self.expr(ZERO, sub_)})"
-            unit = literal(self.choice(("1", "0.5", "2")), d)
-            return f"{fn}({wrap(self.expr(d, sub_))} / {unit}) * {unit}"
-        if kind == "if":
-            e = self.choice(DIMS)
-            op = self.choice(("<", "<=", ">", ">="))
-            return f"if({self.expr(e, sub_)} {op} {self.expr(e, sub_)}, {self.expr(d, sub_)}, {self.expr(d, sub_)})"
-        if kind == "power":
-            if d == ZERO:
-                k = self.choice(("2", "3", "-1", "0.5", "-2"))
-                return f"{wrap(self.expr(ZERO, sub_))} ** {k}"
-            if all(x % 2 == 0 for x in d) and self.chance(0.5):
-                return f"{wrap(self.expr(tuple(x // 2 for x in d), sub_))} ** 2"
-            form = self.choice(("** 0.5", "sqrt"))
-            inner = self.expr(scale(d, 2), sub_)
-            return f"{wrap(inner)} ** 0.5" if form == "** 0.5" else f"sqrt({inner})"
-        # an aggregate of a table the scalars can read
-        options = [text for text, e in self.scope.aggregates if e == d]
-        if not options:
-            return self.expr(d, sub_, nonzero)
-        text = self.choice(options)
-        self.read.add("$table")
-        return text
-
-
-def _value(draw, integer: bool, domain: str) -> int | float:
-    if integer:
-        return draw(st.integers(0 if domain != "positive" else 1, 6))
-    v = draw(st.sampled_from(VALUES))
-    return -v if domain == "real" and draw(st.integers(0, 9)) == 0 else v
-
-
-def _number(x) -> str:
-    return json.dumps(x)
-
-
-@st.composite
-def chains(draw) -> Chain:
-    """A random chain (see the module's docstring)."""
-    variables: list[str] = []  # YAML lines
-    equations: list[str] = []
-    scope = Scope()
-    inputs: dict[str, dict] = {}  # name -> {dim, unit, integer, domain, value}
-    deps: dict[str, set] = {}  # computed name -> the inputs it reads (through others)
-    dims: dict[str, Dim] = {}
-    units: dict[str, str] = {}
-    k = 0
-
-    def fresh() -> str:
-        nonlocal k
-        k += 1
-        return f"a{k - 1}"
-
-    for _ in range(draw(st.integers(1, 4))):
-        n = fresh()
+    def add_input(self, draw) -> None:
+        n = self.fresh()
         d = draw(st.sampled_from(DIMS))
         unit = draw(st.sampled_from(UNITS[d]))
         integer = d in (ZERO, TOKEN) and draw(st.integers(0, 4)) == 0
+        unit = "" if integer and unit == "percent" else unit  # 5 percent is no whole number
         domain = draw(st.sampled_from(("positive", "positive", "nonnegative", "real")))
         value = _value(draw, integer, domain)
         spec = {"unit": unit} if unit else {}
@@ -221,54 +82,144 @@ def chains(draw) -> Chain:
                 del spec["min"]
         if draw(st.integers(0, 6)) == 0:
             spec["max"] = value + draw(st.sampled_from((0, 2, 10)))
-        variables.append(f"  {n}: {{{', '.join(f'{key}: {_number(v)}' for key, v in spec.items())}}}")
-        inputs[n] = {"dim": d, "integer": integer, "domain": domain, "value": value}
-        scope.names.append((n, d))
-        dims[n], units[n] = d, unit
-        deps[n] = {n}
+        self.variables.append(f"  {n}: {_flow(spec)}")
+        self.inputs[n] = {"dim": d, "integer": integer, "domain": domain, "value": value}
+        self.scope.names.append((n, d))
+        if integer:
+            self.scope.whole.append((n, d, "max" in spec))
+        self.dims[n], self.units[n] = d, unit
+        self.deps[n] = {n}
 
-    table_at = draw(st.integers(0, 4)) if draw(st.integers(0, 3)) == 0 else None
-    tables: list[str] = []
-    computed = draw(st.integers(1, 5))
-    force_aggregate = False
-    for j in range(computed):
-        if table_at is not None and j == min(table_at, computed - 1) and not tables:
-            tables = _table(draw, scope, inputs, deps)
-            force_aggregate = True
-        n = fresh()
+    def add_computed(self, draw, force_aggregate: bool = False) -> None:
+        n = self.fresh()
         d = draw(st.sampled_from(DIMS))
         unit = draw(st.sampled_from(UNITS[d]))
         domain = draw(st.sampled_from(("real", "real", "positive", "nonnegative")))
         spec = {"unit": unit} if unit else {}
         if domain != "positive":
             spec["domain"] = domain
-        variables.append(f"  {n}: {{{', '.join(f'{key}: {_number(v)}' for key, v in spec.items())}}}" if spec else f"  {n}: {{}}")
-        b = Builder(draw, scope)
-        depth = draw(st.integers(1, 3))
-        rhs = b.expr(d, depth)
-        if force_aggregate and scope.aggregates:
-            text, e = draw(st.sampled_from(scope.aggregates))
+        self.variables.append(f"  {n}: {_flow(spec)}")
+        b = Builder(draw, self.scope)
+        rhs = b.expr(d, draw(st.integers(1, 3)))
+        if force_aggregate and self.scope.aggregates:
+            text, e = draw(st.sampled_from(self.scope.aggregates))
             rhs = f"{wrap(rhs)} + {text} * {literal('1', sub(d, e))}" if sub(d, e) != ZERO else f"{wrap(rhs)} + {text}"
             b.read.add("$table")
-            force_aggregate = False
-        equations.append(_equation(draw, b, n, d, rhs))
-        deps[n] = set().union(*(deps.get(r, set()) for r in b.read)) if b.read else set()
-        scope.names.append((n, d))
-        dims[n], units[n] = d, unit
+        self.equations.append(_equation(draw, b, n, d, rhs))
+        self.made |= b.made
+        self.deps[n] = set().union(*(self.deps.get(r, set()) for r in b.read)) if b.read else set()
+        self.scope.names.append((n, d))
+        self.dims[n], self.units[n] = d, unit
 
-    questions = _questions(draw, inputs, deps, dims, units)
-    lines = ["name: chain", "title: a random chain", "variables:", *variables, "equations:", *(f"  - {json.dumps(e)}" for e in equations)]
+    def pairs(self) -> list[tuple[str, str]]:
+        """(input, computed name that reads it): what a question or a backwards query can ask."""
+        return [(x, y) for y, ins in sorted(self.deps.items()) if y not in self.inputs and not y.startswith("$") for x in sorted(ins) if x in self.inputs]
+
+
+def _flow(spec: dict) -> str:
+    return "{" + ", ".join(f"{key}: {json.dumps(v)}" for key, v in spec.items()) + "}"
+
+
+@st.composite
+def chains(draw) -> Chain:
+    """A random chain (see the module's docstring)."""
+    m = Draft("a")
+    for _ in range(draw(st.integers(1, 4))):
+        m.add_input(draw)
+    uses, files = [], ()
+    if draw(st.integers(0, 4)) == 0:
+        uses, inner = _join(draw, m)
+        files = (("inner", inner),)
+        m.made.add("join")
+    table_at = draw(st.integers(0, 4)) if draw(st.integers(0, 3)) == 0 else None
+    tables: list[str] = []
+    computed = draw(st.integers(1, 5))
+    for j in range(computed):
+        force_aggregate = False
+        if table_at is not None and j == min(table_at, computed - 1) and not tables:
+            tables = _table(draw, m)
+            force_aggregate = True
+        m.add_computed(draw, force_aggregate)
+    questions = _questions(draw, m)
+    lines = ["name: chain", "title: a random chain", *uses, "variables:", *m.variables, "equations:", *(f"  - {json.dumps(e)}" for e in m.equations)]
     if tables:
         lines += ["tables:", *tables]
     if questions:
         lines += ["questions:", *questions]
-    points = tuple(_point(draw, inputs) for _ in range(draw(st.integers(1, 3))))
+    points = tuple(_point(draw, m.inputs) for _ in range(draw(st.integers(1, 3))))
     query = None
     if draw(st.integers(0, 3)) == 0:
-        pairs = [(x, y) for y, ins in sorted(deps.items()) if y not in inputs and not y.startswith("$") for x in sorted(ins) if x in inputs]
+        pairs = [(x, y) for x, y in m.pairs() if "." not in y]  # a query's given is a variable of the chain's own
         if pairs:
             query = draw(st.sampled_from(pairs))
-    return Chain("\n".join(lines) + "\n", points, query)
+    return Chain("\n".join(lines) + "\n", points, query, files, frozenset(m.made))
+
+
+def _join(draw, m: Draft) -> tuple[list[str], str]:
+    """A small model joined under JOINED, some of its inputs bound to expressions of m's inputs: (m's uses: lines, its YAML)."""
+    inner = Draft("u")
+    for _ in range(draw(st.integers(1, 3))):
+        inner.add_input(draw)
+    for _ in range(draw(st.integers(1, 3))):
+        inner.add_computed(draw)
+    m.made |= inner.made
+    text = "\n".join(["name: inner", "title: a joined model", "variables:", *inner.variables, "equations:", *(f"  - {json.dumps(e)}" for e in inner.equations)]) + "\n"
+    given, reads = {}, {}
+    for u, spec in inner.inputs.items():
+        if spec["integer"]:  # a whole number: bound to a whole-number input of the chain's, if it has one
+            whole = [n for n, d, _ in m.scope.whole if d == spec["dim"]]
+            if whole and draw(st.integers(0, 9)) < 7:
+                given[u] = draw(st.sampled_from(whole))
+                reads[u] = {given[u]}
+        elif draw(st.integers(0, 9)) < 6:
+            b = Builder(draw, Scope(list(m.scope.names)))
+            given[u] = b.expr(spec["dim"], draw(st.integers(0, 1)))
+            reads[u] = set().union(*(m.deps.get(r, set()) for r in b.read)) if b.read else set()
+    for n in inner.dims:  # the chain reads the joined variables as o.<name>
+        name = f"{JOINED}.{n}"
+        m.scope.names.append((name, inner.dims[n]))
+        m.dims[name], m.units[name] = inner.dims[n], inner.units[n]
+        m.deps[name] = set().union(*(reads.get(u, set()) for u in inner.deps[n]))
+    uses = ["uses:", "  models:", f"    {JOINED}: {{model: sub/inner.yaml, given: {_flow(given)}}}"]
+    return uses, text
+
+
+def _questions(draw, m: Draft) -> list[str]:
+    """Questions of one condition or, now and then, several (joined by `and`, or a mapping of labelled conditions)."""
+    out = []
+    for q in range(draw(st.sampled_from((0, 0, 1, 1, 2)))):
+        pairs = m.pairs()
+        if not pairs:
+            return out
+        x, y = draw(st.sampled_from(pairs))
+        conditions = [_condition(draw, m, x, y)]
+        if draw(st.integers(0, 2)) == 0:  # several conditions on the same variable
+            others = [p for p in pairs if p[0] == x]
+            for _ in range(draw(st.integers(1, 2))):
+                conditions.append(_condition(draw, m, x, draw(st.sampled_from(others))[1]))
+            m.made.add("conditions")
+        if len(conditions) == 1:
+            such_that = conditions[0]
+        elif draw(st.booleans()):
+            such_that = " and ".join(conditions)
+        else:
+            such_that = {label: c for label, c in zip(("lat", "mem", "cost"), conditions)}
+        spec = {"find": x, "such_that": such_that, "seek": draw(st.sampled_from(("max", "min")))}
+        if draw(st.integers(0, 3)) == 0:  # a whole number's step is whole
+            spec["step"] = draw(st.sampled_from((1, 2) if m.inputs[x]["integer"] else (0.5, 1, 0.01, 0.25)))
+        out.append(f"  q{q}: {_flow(spec)}")
+    return out
+
+
+def _condition(draw, m: Draft, x: str, y: str) -> str:
+    op = draw(st.sampled_from(("<=", ">=", "<", ">")))
+    targets = [n for n, v in m.inputs.items() if v["dim"] == m.dims[y] and n != x]
+    if targets and draw(st.integers(0, 3)) == 0:
+        target = draw(st.sampled_from(targets))
+    else:
+        number = draw(st.sampled_from(NUMBERS + ("20", "0.1", "1000")))
+        target = f"{number}[{m.units[y]}]" if m.units[y] else number
+    return f"{y} {op} {target}"
 
 
 def _equation(draw, b: Builder, n: str, d: Dim, rhs: str) -> str:
@@ -288,8 +239,9 @@ def _equation(draw, b: Builder, n: str, d: Dim, rhs: str) -> str:
     return f"{n} = {rhs}"
 
 
-def _table(draw, scope: Scope, inputs: dict, deps: dict) -> list[str]:
+def _table(draw, m: Draft) -> list[str]:
     """A table t: a small row count, columns over i, prev.<col>, earlier columns and scalars; its aggregates join the scope."""
+    scope, inputs, deps = m.scope, m.inputs, m.deps
     b = Builder(draw, scope)
     whole = [n for n, v in inputs.items() if v["integer"]]
     if whole and draw(st.booleans()):
@@ -306,9 +258,10 @@ def _table(draw, scope: Scope, inputs: dict, deps: dict) -> list[str]:
     count = draw(st.integers(1, 3))
     col_dims = [draw(st.sampled_from(DIMS)) for _ in range(count)]
     for j, d in enumerate(col_dims):
-        names = [("i", ZERO)] + [(f"prev.c{m}", e) for m, e in enumerate(col_dims)] + [(f"c{m}", e) for m, e in cols]
-        cb = Builder(draw, Scope(scope.names + names, []))
+        names = [("i", ZERO)] + [(f"prev.c{p}", e) for p, e in enumerate(col_dims)] + [(c, e) for c, e in cols]
+        cb = Builder(draw, Scope(scope.names + names, [], scope.whole))
         formula = cb.expr(d, draw(st.integers(1, 3)))
+        m.made |= cb.made
         b.read |= {r for r in cb.read if not r.startswith("c") and r != "i"}
         unit = draw(st.sampled_from(UNITS[d]))
         spec = {"formula": formula}
@@ -328,25 +281,11 @@ def _table(draw, scope: Scope, inputs: dict, deps: dict) -> list[str]:
     return out
 
 
-def _questions(draw, inputs: dict, deps: dict, dims: dict, units: dict) -> list[str]:
-    out = []
-    for q in range(draw(st.sampled_from((0, 0, 1, 1, 2)))):
-        pairs = [(x, y) for y, ins in sorted(deps.items()) if y not in inputs and not y.startswith("$") for x in sorted(ins) if x in inputs]
-        if not pairs:
-            return out
-        x, y = draw(st.sampled_from(pairs))
-        op = draw(st.sampled_from(("<=", ">=", "<", ">")))
-        targets = [n for n, v in inputs.items() if v["dim"] == dims[y] and n != x]
-        if targets and draw(st.integers(0, 3)) == 0:
-            target = draw(st.sampled_from(targets))
-        else:
-            number = draw(st.sampled_from(NUMBERS + ("20", "0.1", "1000")))
-            target = f"{number}[{units[y]}]" if units[y] else number
-        spec = {"find": x, "such_that": f"{y} {op} {target}", "seek": draw(st.sampled_from(("max", "min")))}
-        if draw(st.integers(0, 3)) == 0:
-            spec["step"] = draw(st.sampled_from((0.5, 1, 0.01, 0.25)))
-        out.append(f"  q{q}: {{{', '.join(f'{key}: {json.dumps(v)}' for key, v in spec.items())}}}")
-    return out
+def _value(draw, integer: bool, domain: str) -> int | float:
+    if integer:
+        return draw(st.integers(0 if domain != "positive" else 1, 6))
+    v = draw(st.sampled_from(VALUES))
+    return -v if domain == "real" and draw(st.integers(0, 9)) == 0 else v
 
 
 def _point(draw, inputs: dict) -> dict:

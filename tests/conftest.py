@@ -45,12 +45,13 @@ AGREE_SLOWEST: list = [0.0, ""]  # seconds, the chain's text
 FUZZ_EXAMPLES: Counter = Counter()
 FUZZ_SECONDS: Counter = Counter()
 FUZZ_SLOWEST: dict[str, tuple[float, str]] = {}
+FUZZ_OUTCOMES: Counter = Counter()  # tests/test_fuzz_constructs.py: how far its models got (refused at load, solved, answered)
 
 
 # Slow tests are marked where they are collected, so a new one cannot be forgotten: a module of
 # long searches, or a test (or a fixture it uses) that drives an external engine through tools.require
 # or a recalculation helper. `pytest -m "not slow"` is the inner loop; CI runs everything.
-SLOW_MODULES = {"test_agreement", "test_fuzz", "test_install"}
+SLOW_MODULES = {"test_agreement", "test_fuzz", "test_fuzz_constructs", "test_install"}
 SLOW_WORDS = ("require(", "recalc", "pdflatex", "soffice")
 
 
@@ -107,6 +108,8 @@ def pytest_terminal_summary(terminalreporter):
             f"{a['questions asked']:,} questions asked ({a['questions answered']:,} answered); {a['queries built']:,} backwards queries built "
             f"({a['queries refused by the solver']:,} refused), asked {a['queries asked']:,} times"
         )
+        constructs = ", ".join(f"{a[f'accepted with {c}']:,} {c}" for c in ("sum", "prod", "nested", "nested apart", "outer index in terms", "outer index in bounds", "join", "conditions"))
+        terminalreporter.write_line(f"  accepted chains with: {constructs}")
         if AGREE_SLOWEST[1]:
             seconds, text = AGREE_SLOWEST
             if seconds < 5:
@@ -118,12 +121,15 @@ def pytest_terminal_summary(terminalreporter):
                     terminalreporter.write_line(f"    {line}")
         if a["workbook chains"]:
             terminalreporter.write_line(
-                f"  workbook: {a['workbook chains']:,} chains recalculated by LibreOffice ({a['cannot print (Excel)']:,} cannot print), "
+                f"  workbook: {a['workbook chains']:,} chains recalculated by LibreOffice ({a['cannot print (Excel)']:,} cannot print, "
+                f"{a['refused by the workbook: nested sums']:,} refused as nested sums reading an outer index, their modules compared), "
                 f"{a['workbook live points']:,} with typed-in inputs, {a['workbook cells compared']:,} cells compared in {AGREE_SECONDS['workbook']:.1f} s"
             )
     if FUZZ_EXAMPLES:
         total = sum(FUZZ_EXAMPLES.values())
         each = ", ".join(f"{name} {n:,} in {FUZZ_SECONDS[name]:.1f} s" for name, n in sorted(FUZZ_EXAMPLES.items()))
         terminalreporter.write_line(f"fuzz ({FUZZ_PROFILE} profile): {total:,} examples: {each}")
+        if FUZZ_OUTCOMES:
+            terminalreporter.write_line("  constructs' models: " + ", ".join(f"{n:,} {k}" for k, n in sorted(FUZZ_OUTCOMES.items())))
         for name, (seconds, what) in sorted(FUZZ_SLOWEST.items()):
             terminalreporter.write_line(f"  slowest {name}: {seconds:.2f} s, {what}")

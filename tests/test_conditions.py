@@ -208,3 +208,16 @@ def test_goodput_in_the_workbook_follows_the_dropdowns(tmp_path):
         except SolveError as e:
             expected = ("#N/A", e.message)
         assert (row[1].value, row[3].value) == expected, (gpu, llm)
+
+
+def test_a_condition_that_cannot_be_planned_is_a_located_gap_in_the_module(tmp_path, capsys):
+    """A KeyError escaped the Python backend: the question was planned, one of its conditions (not reading x) was not."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "part.yaml").write_text(
+        "name: part\ntitle: a condition without x\nvariables:\n  x: {value: 4, integer: true, min: 0}\n  a: {unit: s, value: 1}\n  y: {unit: s}\n"
+        "equations:\n  - y = x * a\nquestions:\n  q: {find: x, such_that: {lat: 'y <= 100[s]', other: 'a <= 50[s]'}, seek: max}\n"
+    )
+    for flavour in ([], ["--numpy"]):
+        assert main(["--root", str(tmp_path), "build", "part", "--format", "py", *flavour, "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert "cannot print" in err and "question q (its condition q_other cannot be planned: under-determined" in err and "part.yaml:1:1" in err, err

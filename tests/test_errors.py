@@ -90,6 +90,7 @@ LOAD_ERRORS = [
     ("join-unknown-input.yaml", 8, 13, "model 'goodput' has no variable 'batchx' to bind", "its inputs: weight_bytes"),
     ("join-computed.yaml", 8, 13, "'tpot' is computed by model 'goodput', not one of its inputs", "read a result as decode.tpot"),
     ("join-outside.yaml", 6, 12, "is outside the project", "stays inside the project's folders"),
+    ("join-nul-path.yaml", 6, 12, "'sub/other.yaml\\x00' is no path a model file can have (embedded null byte)", "a .yaml file inside the project"),
     ("join-self.yaml", 6, 9, "models import each other in a loop: join-self -> join-self", "only one way round"),
     ("join-unit.yaml", 8, 47, "decode.context is bound to 'n', which is time, but decode.context is token", "write it in token"),
     ("yaml-syntax.yaml", 6, 10, "expected ',' or '}'", "YAML syntax"),
@@ -129,6 +130,8 @@ LOAD_ERRORS = [
     ("sum-index-outside.yaml", 8, 36, "unknown name 'k'", "declare it under variables"),
     ("sum-filter.yaml", 8, 36, "sum() takes no 'if' filter", "sum(if(k > 1, k, 0) for k in range(n))"),
     ("prod-dimension.yaml", 8, 14, "a product's terms must be dimensionless, not time", "divide each term by its unit"),
+    # several conditions
+    ("condition-deep.yaml", 10, 28, "expression nested too deeply", "an expression is like"),
     # Python constructs the whitelist does not name: these must be model errors too, not crashes
     ("compare-is.yaml", 9, None, "", ""),
     ("compare-in.yaml", 9, None, "", ""),

@@ -73,3 +73,41 @@ def test_gnumeric_follows_changed_inputs_and_dropdowns(project, gnumeric):
     assert not wrong, "\n".join(wrong[:40])
     assert n > 100
     assert not error_cells(gnumeric["live"])
+
+
+ZERO_POWERS = """\
+name: zero-powers
+title: 0 to the power 0 is 1
+variables:
+  x: {value: 0, domain: nonnegative}
+  n: {value: 0, integer: true, domain: nonnegative}
+  s: {domain: real}
+  p: {domain: real}
+equations:
+  - s = sum(x ** k for k in range(3))
+  - p = x ** n + 1
+"""
+
+
+def test_zero_to_the_power_zero_is_one_in_both_programs(tmp_path):
+    """x^k with a variable exponent was #NUM! in Gnumeric (and Excel) at 0^0, 1 in LibreOffice and the solver (found by the
+    agreement grammar's x ** k terms); by hand s = 0^0 + 0^1 + 0^2 = 1 and p = 0^0 + 1 = 2."""
+    require("soffice", "ssconvert")
+    from chainc import Project
+    from chainc.backends import BuildOptions
+    from chainc.build import reports_for
+
+    from .excel_recalc import recalculate
+    from .gnumeric_recalc import recalculate_gnumeric
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "zero-powers.yaml").write_text(ZERO_POWERS)
+    reports, catalog = reports_for(Project(tmp_path), ["zero-powers"], BuildOptions(tmp_path))
+    data, manifest = build_workbook(reports, catalog)
+    stale, _ = stale_copy(data)
+    (tmp_path / "stale.xlsx").write_bytes(stale)
+    want = {("zero-powers", "var", "s"): 1, ("zero-powers", "var", "p"): 2}
+    for program, recalc in (("LibreOffice", recalculate), ("Gnumeric", recalculate_gnumeric)):
+        out = recalc([tmp_path / "stale.xlsx"], tmp_path / program)[0]
+        n, wrong = compare(openpyxl.load_workbook(out, data_only=True), manifest, want)
+        assert n == 2 and not wrong, (program, wrong)

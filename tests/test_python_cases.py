@@ -308,3 +308,54 @@ def test_the_cli_reports_what_cannot_be_printed_and_writes_nothing(tmp_path):
     assert "joint.yaml:8:5: error: the Python backend cannot print a numeric block of 2 unknowns (x, y) solved jointly (line 8: x + exp(y) = a) in model 'joint'" in run.stderr
     assert "Traceback" not in run.stderr
     assert not list(out.rglob("*.py"))
+
+
+ROOT_AT_ZERO = """
+name: root-at-zero
+title: A numeric root at exactly 0
+variables:
+  a3: {unit: percent, value: 0.5}
+  a4: {unit: percent, domain: real}
+equations:
+  - a4 + min(a4, a3) = a3 - a3
+"""
+
+
+def test_a_numeric_root_at_zero_is_zero_in_numpy(tmp_path):
+    """The NumPy search bisected a bracket around 0 down to 3.4e-89 (relative steps never reach 0), where the scalar
+    rule's grid has the point 0 and finds the root exactly (found by the agreement grammar)."""
+    p = project_with(tmp_path, {"root-at-zero": ROOT_AT_ZERO})
+    scalar, vec = (load(path) for path in build(p, [p.model("root-at-zero")], "py", BuildOptions(tmp_path / "out", numpy=True)))
+    np = pytest.importorskip("numpy")
+    assert scalar.solve().a4 == 0 and vec.solve().a4 == 0
+    assert list(vec.solve(a3=np.array([2.0, 0.5, 7.0])).a4) == [0.0, 0.0, 0.0]
+
+
+DIVISION_IN_A_SEARCH = """
+name: division-in-a-search
+title: A numeric block whose equation divides by an input
+variables:
+  a0: {unit: token, value: 2, min: 2}
+  a1: {unit: s, value: 2, domain: nonnegative, max: 2}
+  a5: {unit: token, domain: real}
+equations:
+  - "a5 + min(a5, a0) = if(2[token] <= 7[ms*token] / a1, a0 / 2, a0 / 3)"
+questions:
+  q0: {find: a1, such_that: "a5 >= a0", seek: min}
+"""
+
+
+def test_a_division_by_zero_in_a_searched_equation_has_no_value_in_numpy_too(tmp_path):
+    """At a1 = 0 every trial of the search for a5 divides by zero: no value of a5 solves the equation, say the solver and
+    the scalar flavour; NumPy divided quietly, found a5 and then said "division by zero" (found by the agreement grammar)."""
+    p = project_with(tmp_path, {"division-in-a-search": DIVISION_IN_A_SEARCH})
+    model = p.model("division-in-a-search")
+    scalar, vec = (load(path) for path in build(p, [model], "py", BuildOptions(tmp_path / "out", numpy=True)))
+    np = pytest.importorskip("numpy")
+    want = pytest.raises(ChaincError, ask, model, "q0", project=p).value.message
+    assert want.startswith("question q0: no a1 meets a5 >= a0: no value of a5 solves")
+    for call in (scalar.q0, vec.q0, lambda: scalar.solve(a1=0), lambda: vec.solve(a1=np.array([2.0, 0.0]))):
+        with pytest.raises((scalar.ChainError, vec.ChainError)) as e:
+            call()
+        assert "no value of a5 solves" in e.value.message and "division by zero" not in e.value.message
+    assert e.value.message == pytest.raises(ChaincError, solve, model, {"a1": 0}, project=p).value.message

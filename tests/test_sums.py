@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -157,3 +158,87 @@ def test_gnumeric_sums_each_term(built, tmp_path):
 def test_the_sheet_writes_sigma_and_pi(built):
     tex = (built / "sums.tex").read_text()
     assert r"\sum_{k=0}" in tex and r"\prod_{k=m}" in tex and "k!" in tex
+
+
+NESTED = """\
+name: nested
+title: Nested sums, the inner part reading the outer index or not
+variables:
+  n: {value: 3, integer: true, max: 50}
+  x: {value: 2}
+  apart: {domain: real}
+  terms: {domain: real}
+  bounds: {domain: real}
+  product: {domain: real}
+equations:
+  - apart = sum(sum(x * j for j in range(3)) for k in range(n))
+  - terms = sum(sum(j * k * x for j in range(3)) for k in range(n))
+  - bounds = sum(sum(j * x for j in range(k)) for k in range(n))
+  - product = prod(sum(1 + j + k for j in range(k, 4)) for k in range(1, n))
+"""
+
+
+def hand_nested(n: int, x: float) -> dict:
+    return {
+        "apart": sum(sum(x * j for j in range(3)) for k in range(n)),
+        "terms": sum(sum(j * k * x for j in range(3)) for k in range(n)),
+        "bounds": sum(sum(j * x for j in range(k)) for k in range(n)),
+        "product": math.prod(sum(1 + j + k for j in range(k, 4)) for k in range(1, n)),
+    }
+
+
+def test_nested_sums_agree_in_both_flavours_over_arrays(tmp_path):
+    """The NumPy flavour gave 30 for 18 where the inner terms read the outer index (and crashed over arrays): the inner
+    sum's terms broadcast against the outer index's axis; each sum's element shape now includes what its terms read."""
+    (tmp_path / "nested.yaml").write_text(NESTED)
+    assert main(["build", str(tmp_path / "nested.yaml"), "--out", str(tmp_path / "out"), "--format", "py", "--numpy"]) == 0
+    mod, vec = _load(tmp_path / "out" / "nested.py"), _load(tmp_path / "out" / "nested_np.py")
+    points = [(3, 2.0), (5, 1.0), (1, 3.0), (7, 0.5)]
+    got = vec.solve(n=np.array([n for n, _ in points], dtype=float), x=np.array([x for _, x in points]))
+    for i, (n, x) in enumerate(points):
+        want, one, solved = hand_nested(n, x), mod.solve(n=n, x=x), chainc.solve(str(tmp_path / "nested.yaml"), n=n, x=x)
+        for name, value in want.items():
+            assert float(solved.values[name]) == pytest.approx(value, rel=1e-12), (name, n, x)
+            assert getattr(one, name) == pytest.approx(value, rel=1e-12), (name, n, x)
+            assert getattr(vec.solve(n=n, x=x), name) == pytest.approx(value, rel=1e-12), (name, n, x)
+            assert getattr(got, name)[i] == pytest.approx(value, rel=1e-12), (name, n, x)
+
+
+@pytest.mark.parametrize("span", ["range(1, 0)", "range(1, 3)"])
+def test_a_sum_of_constant_terms_beside_an_unknown_is_solved(tmp_path, span):
+    """SymPy's solve raised NotAlgebraic (a traceback) for 2 * a1 = Sum(0, ...): such a block is now searched numerically."""
+    text = f'name: zero\ntitle: a sum of zeros\nvariables:\n  a0: {{unit: s, value: 2}}\n  a1: {{unit: token, domain: real}}\nequations:\n  - "2 * a1 = sum(0 for k in {span})"\n'
+    (tmp_path / "zero.yaml").write_text(text)
+    assert chainc.solve(str(tmp_path / "zero.yaml")).values["a1"] == 0
+
+
+def test_a_closed_form_keeps_its_sums_and_products_whole(tmp_path):
+    """sp.solve evaluated the inner geometric series and pulled its Piecewise (k == 1) out of the product, so the
+    closed form read the product's index outside it (a KeyError); sums and products are now atoms to sp.solve.
+    By hand: k = 0 has an empty inner sum, so the product and a4 are 0; over k = 1, 2 it is 1/2 x 3/3, a4 = 7^(1/4) sqrt(50)."""
+    for span, want in (("range(2)", 0.0), ("range(1, 3)", math.sqrt(7) ** 0.5 * math.sqrt(50))):
+        text = (
+            "name: roots\ntitle: two roots of a product\nvariables:\n  a4: {unit: token, domain: nonnegative}\nequations:\n"
+            f'  - "a4 ** 2 = (sqrt(7[token**2]) * prod(sum(k ** j for j in range(min(k, 2))) / (k + 1) for k in {span})) * 100[token]"\n'
+        )
+        (tmp_path / "roots.yaml").write_text(text)
+        assert float(chainc.solve(str(tmp_path / "roots.yaml")).values["a4"]) == pytest.approx(want, rel=1e-12, abs=1e-300), span
+
+
+def test_a_nested_sum_counts_its_terms_once_per_outer_term(tmp_path):
+    """sum(sum(j for j in range(k)) for k in range(30_000)) took 70 s (4.5e8 terms, each sum under the limit on its own): an inner
+    sum's terms count once per term of the sums around it, in the solver and both flavours. n = 1,000: 999 x 1,000 terms at most."""
+    (tmp_path / "deep.yaml").write_text("name: deep\ntitle: nested\nvariables:\n  n: {value: 4, integer: true}\n  s: {}\nequations:\n  - s = sum(sum(j for j in range(k)) for k in range(n))\n")
+    assert main(["build", str(tmp_path / "deep.yaml"), "--out", str(tmp_path / "out"), "--format", "py", "--numpy"]) == 0
+    mod, vec = _load(tmp_path / "out" / "deep.py"), _load(tmp_path / "out" / "deep_np.py")
+    want = sum(k * (k - 1) // 2 for k in range(1000))
+    assert chainc.solve(str(tmp_path / "deep.yaml"), n=1000).values["s"] == want == mod.solve(n=1000).s == vec.solve(n=1000).s
+    start = time.perf_counter()
+    with pytest.raises(chainc.errors.LimitError) as e:
+        chainc.solve(str(tmp_path / "deep.yaml"), n=30_000)
+    assert "30,000 times over" in e.value.message and "sum_terms limit" in e.value.message and "CHAINC_MAX_SUM_TERMS" in e.value.hint
+    for m in (mod, vec):
+        with pytest.raises(m.ChainError) as e:
+            m.solve(n=30_000)
+        assert "times over (the sums around it) is more than the sum_terms limit" in e.value.message
+    assert time.perf_counter() - start < 10

@@ -45,6 +45,7 @@ class ScalarPrinter:
     def __init__(self, names):  # a statements.Locals
         self.names = names
         self.used: set[str] = set()  # helpers and modules the printed code needs ('math', '_lambertw')
+        self.counts: list[str] = []  # the term counts of the sums around the expression being printed (the sum_terms limit)
 
     def code(self, e, need: int = 0) -> str:
         text, prec = self.p(e)
@@ -167,11 +168,25 @@ class ScalarPrinter:
         """sum(term for k in range(lo, hi + 1)): the index is a local of the generator (math.prod for a product)."""
         k = self._index(e)
         lo, hi = self.code(e.lo), self.code(past(e.hi))
-        body = self.code(e.body)
+        around = self.around()
+        body = self.inside(e, self.code(past(e.hi), ADD), e.lo)
         self.names.unbind(e.index)
         self.used |= {"_terms", "math"}
         fn = "sum" if e.kind == "sum" else "math.prod"
-        return f"{fn}({body} for {k} in _terms({lo}, {hi}))", ATOM
+        return f"{fn}({body} for {k} in _terms({lo}, {hi}{around}))", ATOM
+
+    def around(self) -> str:
+        """The sums around this one, as _terms's and _finite_np's argument: the product of their term counts."""
+        return f", {' * '.join(self.counts)}" if self.counts else ""
+
+    def inside(self, e: P.Sum, past_hi: str, lo) -> str:
+        """The sum's body, printed with its term count (past_hi - lo) among the counts around."""
+        count = past_hi if lo == P.Num(0) else f"{past_hi} - {self.code(lo, ADD + 1)}"
+        self.counts.append(f"max({count}, 0)" if self.backend == "Python" else f"np.maximum({count}, 0)")
+        try:
+            return self.code(e.body)
+        finally:
+            self.counts.pop()
 
     def _index(self, e: P.Sum) -> str:
         """A local name for a sum's index that no name of the model takes."""
@@ -246,10 +261,12 @@ class NumpyPrinter(ScalarPrinter):
     def _print_Sum(self, e: P.Sum) -> tuple[str, int]:
         """The sum over every point at once: terms past a point's own bounds count as 0 (1 in a product)."""
         k = self._index(e)
-        lo, hi, body = self.code(e.lo), self.code(e.hi), self.code(e.body)
+        lo, hi = self.code(e.lo), self.code(e.hi)
+        around = self.around()
+        body = self.inside(e, f"{self.code(e.hi, ADD)} + 1", e.lo)
         self.names.unbind(e.index)
         self.used |= {"_finite_np", "np"}
-        return f"_finite_np({literal(e.kind)}, lambda {k}: {body}, {lo}, {hi})", ATOM
+        return f"_finite_np({literal(e.kind)}, lambda {k}: {body}, {lo}, {hi}{around})", ATOM
 
     def _print_Choice(self, e: P.Choice) -> tuple[str, int]:
         *pieces, (last, cond) = e.pieces

@@ -125,12 +125,16 @@ def _whole(x) -> int:
     return n
 
 
-def _terms(lo, hi, most: int = 1_000_000) -> range:
-    """A sum's index values lo .. hi - 1: whole-number bounds, at most `most` of them (the solver's sum_terms limit)."""
+def _terms(lo, hi, around=1, most: int = 1_000_000) -> range:
+    """A sum's index values lo .. hi - 1: whole-number bounds, at most `most` of them (the solver's sum_terms limit).
+
+    around: the terms of the sums around this one (their counts multiplied): a nested sum counts its terms that many times.
+    """
     lo, hi = _whole(lo), _whole(hi)
-    if hi - lo > most:
+    if (hi - lo) * around > most:
+        times = f", {around:,} times over (the sums around it)" if around > 1 else ""
         raise ChainError(
-            f"a sum of {hi - lo:,} terms (from {lo:,} to {hi - 1:,}) is more than the sum_terms limit of {most:,}",
+            f"a sum of {hi - lo:,} terms (from {lo:,} to {hi - 1:,}){times} is more than the sum_terms limit of {most:,}",
             "if the model is right, compute it with chainc and a larger CHAINC_MAX_SUM_TERMS (the generated module keeps the default)",
             "limit",
         )

@@ -292,6 +292,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         pos = (a > 0) & (b > 0)
         ratio = np.where(pos, np.maximum(a, b) / np.where(pos, np.minimum(a, b), 1), 0)
         m = np.where(pos & (ratio > 4), np.sqrt(np.where(pos, a * b, 1)), (a + b) / 2)
+        m = np.where(a * b < 0, 0.0, m)  # a bracket around 0 tries 0 first, a point of the scalar rule's grid: a root there is exact
         m = np.where(live, whole(np.where(live, m, 0), False), m)
         live &= (m != a) & (m != b)
         fm = f(np.where(live, m, a))
@@ -325,21 +326,26 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
     return np.where(ends, (a + b) / 2, result)
 
 
-def _finite_np(kind: str, term, lo, hi):
+def _finite_np(kind: str, term, lo, hi, around=1):
     """sum (or prod) of term(k) for k = lo .. hi, element by element; past an element's bounds a term counts as 0 (1).
 
     The terms of many k at once (k along a new first axis, in chunks), added in order as the scalar loop adds them (cumsum).
+    An element is a point of the bounds and of what the term reads besides k (an enclosing sum's index, an input): the
+    term at one k gives its shape, so that k's axis comes before all of them.
     """
     lo, hi = np.broadcast_arrays(np.asarray(np.round(lo), dtype=float), np.asarray(np.round(hi), dtype=float))
-    total = np.zeros(lo.shape) if kind == "sum" else np.ones(lo.shape)
     known = ~(np.isnan(lo) | np.isnan(hi))  # a bound without a value (a search's trial point outside the domain)
-    total = np.where(known, total, np.nan)
     if not np.any(known & (lo <= hi)):
-        return total
+        return np.where(known, 0.0 if kind == "sum" else 1.0, np.nan)
     first, last = int(np.min(lo[known])), int(np.max(hi[known]))
-    _terms(first, last + 1)  # at most the solver's sum_terms limit of them
-    for start in range(first, last + 1, 4096):
-        k = np.arange(start, min(start + 4096, last + 1), dtype=float).reshape((-1,) + (1,) * total.ndim)
+    around = np.asarray(around, dtype=float)  # the term counts of the sums around, as _terms counts them
+    _terms(first, last + 1, int(np.max(around[~np.isnan(around)], initial=1)))  # at most the solver's sum_terms limit of them
+    shape = np.broadcast_shapes(lo.shape, np.shape(term(np.float64(first))))
+    lo, hi, known = (np.broadcast_to(x, shape) for x in (lo, hi, known))
+    total = np.where(known, np.zeros(shape) if kind == "sum" else np.ones(shape), np.nan)
+    chunk = max(1, min(4096, (1 << 22) // max(1, total.size)))  # at most some 4 million terms at once
+    for start in range(first, last + 1, chunk):
+        k = np.arange(start, min(start + chunk, last + 1), dtype=float).reshape((-1,) + (1,) * total.ndim)
         inside = (lo <= k) & (k <= hi)
         values = np.broadcast_to(np.asarray(term(k), dtype=float), inside.shape)
         values = np.where(inside, values, 0.0 if kind == "sum" else 1.0)

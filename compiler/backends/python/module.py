@@ -112,9 +112,12 @@ class Module(Arguments):
         report = ctx.report
         self.public.append(("solve", self.forward("solve", f"Solve {comment(m.title)} forward from its inputs.", report.solution.program, [])))
         for q in m.questions:
-            if q in report.asking:
+            unplanned = [p for _, p in m.questions[q].parts if p not in report.asking]  # a part's rule is the question's input
+            if q in report.asking and not unplanned:
                 fname = ctx.globals.take(q, "question")
                 self.public.append((fname, question_function(self, fname, report.asking[q])))
+            elif q in report.asking:
+                self.gaps.append((f"question {q} (its condition {unplanned[0]} cannot be planned: {report.answers[unplanned[0]]})", None))
             else:
                 self.gaps.append((f"question {q} (it cannot be planned: {report.answers[q]})", None))
         if "custom" in report.queries:

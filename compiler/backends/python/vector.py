@@ -30,6 +30,7 @@ class NumpyProgramWriter(ProgramWriter):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.quiet = False  # inside a search's trial: failures mark points bad instead of raising
+        self.divisions: dict[int, list] = {}  # id of a Search -> the guards of its equation's divisions
 
     def write(self) -> list[str]:
         out = Out()
@@ -57,6 +58,8 @@ class NumpyProgramWriter(ProgramWriter):
         while i < len(body):
             s = body[i]
             j = i + 1
+            if isinstance(s, P.Search):  # its equation's divisions: a trial point where one is 0 has no value, as in the scalar flavour
+                self.divisions[id(s)] = [g for g in body[j:] if isinstance(g, P.Guard) and g.site == s.site]
             if isinstance(s, P.Check):
                 while j < len(body) and isinstance(body[j], P.Guard) and body[j].site == s.site:
                     j += 1
@@ -214,6 +217,8 @@ class NumpyProgramWriter(ProgramWriter):
         saved_rows, saved_quiet = self.rows, self.quiet
         self.rows, self.quiet = dict(self.rows), True
         self.body(out, s.body)
+        for g in self.divisions.get(id(s), ()):  # NumPy divides by zero quietly, where the scalar trial raises (no value there)
+            self._print_Guard(out, g)
         self.read = outer
         rows_made = {t: r for t, r in self.rows.items() if saved_rows.get(t) != r}
         inner += list(rows_made.values())

@@ -1,0 +1,444 @@
+"""Comparing a random chain's outputs with the solver's, for tests/test_agreement*.py.
+
+`accept` writes a chain (and the model it joins) into a project, loads and solves it and
+evaluates its Report; `compare_modules` calls the Python and NumPy modules built from
+that Report at every point, question and backwards query, against `chainc.solve` and
+`chainc.ask`; `workbook_sample` draws chains the workbook prints, and `compare_live`
+checks a recalculated workbook with typed-in inputs. What the workbook may refuse is
+decided in one place: `workbook_refusal`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+
+from chainc import Project, ask, solve
+from chainc.backends import BuildOptions
+from chainc.backends import python as python_backend
+from chainc.backends.excel import ExcelPrintError, build_workbook
+from chainc.build import reports_for
+from chainc.errors import ChaincError
+
+from .agreement_grammar import Chain, chains
+from .conftest import AGREE, AGREE_PROFILE, AGREE_SECONDS, AGREE_SLOWEST
+from .test_excel import compare
+from .test_python_backend import load
+
+REL = 1e-9
+AGREE_SETTINGS = settings(settings.get_profile(AGREE_PROFILE))
+WORKBOOK_CHAINS = 16 if AGREE_PROFILE == "agree-ci" else 8  # chains per LibreOffice run
+WORKBOOK_RUNS = 2 if AGREE_PROFILE == "agree-ci" else 1
+_counter = itertools.count()
+
+
+# --- errors of the same kind ----------------------------------------------------------------------------
+
+KINDS = (  # (kind, what the solver or a module says), the first match wins
+    ("limit", ("sum_terms limit",)),
+    ("domain", ("is outside its domain", "is not a whole number")),
+    ("rows", ("rows =", "more than max_rows", "of a table with no rows")),
+    ("division by zero", ("division by zero", "divides by zero")),
+    ("no real value", ("no real value", "not a finite number", "no finite real value", "leaves the domain of a function", "math domain error", "not a real number")),
+    ("root", ("no admissible value", "several admissible values")),
+    ("no answer", (" meets ", "there is no largest", "there is no smallest", "no answer")),
+    ("numeric", ("no value of", "no exact root", "no numeric solution", "jump past each other")),
+    ("size", ("beyond any computable size", "overflows", "digits")),
+)
+
+
+def kind(e: BaseException) -> str:
+    text = getattr(e, "message", None) or str(e)
+    return next((k for k, words in KINDS if any(w in text for w in words)), f"other: {text}")
+
+
+# --- calling both sides ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Failed:
+    """What a module raised instead of its ChainError (a crash: never agreement)."""
+
+    error: BaseException
+
+
+def solver(f):
+    """f()'s value, or the ChaincError it raised (anything else propagates: a crash of the solver)."""
+    try:
+        return f()
+    except ChaincError as e:
+        return e
+
+
+def module(f, mod):
+    """f()'s value, the module's ChainError, or any other exception as Failed."""
+    try:
+        return f()
+    except mod.ChainError as e:
+        return e
+    except Exception as e:  # noqa: BLE001 - a module must raise its ChainError, nothing else
+        return Failed(e)
+
+
+def as_float(x) -> float:
+    try:
+        return float(x)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def close(got, want, rel=REL) -> bool:
+    g, w = as_float(got), as_float(want)
+    if math.isnan(g) or math.isnan(w):
+        return False
+    return g == w or math.isclose(g, w, rel_tol=rel, abs_tol=1e-300)
+
+
+@dataclass
+class Mismatch:
+    where: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.what}"
+
+
+@dataclass
+class Comparison:
+    """Collects disagreements; the test fails with all of them."""
+
+    chain: Chain
+    problems: list = field(default_factory=list)
+
+    def outcome(self, where: str, want, got) -> bool:
+        """Both raised (the same kind) or both returned: True when both returned."""
+        if isinstance(got, Failed):
+            self.problems.append(Mismatch(where, f"the module crashed with {type(got.error).__name__}: {got.error}" + (f" (the solver: {want.message})" if isinstance(want, ChaincError) else "")))
+            return False
+        if isinstance(want, ChaincError):
+            AGREE["errors compared"] += 1
+            if not isinstance(got, Exception):
+                self.problems.append(Mismatch(where, f"the solver raised '{want.message}', the module returned {got!r:.200}"))
+            elif kind(want) != kind(got):
+                self.problems.append(Mismatch(where, f"the solver raised {kind(want)} ('{want.message}'), the module {kind(got)} ('{getattr(got, 'message', got)}')"))
+            return False
+        if isinstance(got, Exception):
+            self.problems.append(Mismatch(where, f"the module raised '{getattr(got, 'message', got)}', the solver did not"))
+            return False
+        return True
+
+    def value(self, where: str, want, got) -> None:
+        AGREE["values compared"] += 1
+        if not close(got, want):
+            self.problems.append(Mismatch(where, f"the module gives {as_float(got)!r}, the solver {as_float(want)!r}"))
+
+    def solution(self, where: str, model, want, got, element=None) -> None:
+        """Every variable and table cell; `element`: the index into a NumPy result's arrays."""
+
+        def at(x):
+            if element is None:
+                return x
+            a = np.asarray(x, dtype=float)
+            return a.reshape(-1)[element] if a.ndim else float(a)
+
+        for n in model.variables:
+            self.value(f"{where}: {n}", want.display(n), at(getattr(got, n)))
+        for t, rows in want.tables.items():
+            records = getattr(got, t)
+            cols = model.tables[t].columns
+            if element is None and len(records) != len(rows):
+                self.problems.append(Mismatch(f"{where}: table {t}", f"the module has {len(records)} rows, the solver {len(rows)}"))
+                continue
+            if element is not None and len(records) < len(rows):
+                self.problems.append(Mismatch(f"{where}: table {t}", f"the NumPy module has {len(records)} rows, the solver {len(rows)}"))
+                continue
+            for i, rec in enumerate(records, 1):
+                for c in cols:
+                    got_value = at(getattr(rec, c.name))
+                    if i > len(rows):
+                        if not math.isnan(got_value):
+                            self.problems.append(Mismatch(f"{where}: {t}[{i}].{c.name}", f"past the solver's {len(rows)} rows the NumPy module has {got_value!r}, not NaN"))
+                        continue
+                    self.value(f"{where}: {t}[{i}].{c.name}", c.to_display(rows[i - 1][c.name]), got_value)
+
+    def check(self) -> None:
+        if self.problems:
+            listed = "\n".join(f"  {p}" for p in self.problems[:30])
+            more = f"\n  ... and {len(self.problems) - 30} more" if len(self.problems) > 30 else ""
+            pytest.fail(f"the outputs disagree on this chain:\n{self.chain.text}points: {self.chain.points}, query: {self.chain.query}\n{listed}{more}", pytrace=False)
+
+
+# --- one chain ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Accepted:
+    """A chain the solver accepted: its model, the forward solution, its Report and where things went."""
+
+    chain: Chain
+    path: Path
+    model: object
+    base: object  # the Solution at the defaults
+    reports: list
+    catalog: object
+    options: BuildOptions
+    query: tuple | None  # (find, given, value) when the build's custom query was solved
+
+
+def accept(project: Project, chain: Chain, out: Path) -> Accepted | None:
+    """Write, load and solve the chain; evaluate it into a Report (with its backwards query if that solves)."""
+    name = f"chain-{next(_counter)}"
+    path = project.root / "models" / f"{name}.yaml"
+    text = chain.text.replace("name: chain\n", f"name: {name}\n", 1)
+    for stem, inner in chain.files:  # a joined model, under a name of this chain's: sub/inner.yaml -> sub/chain-7-inner.yaml
+        (project.root / "models" / "sub").mkdir(exist_ok=True)
+        (project.root / "models" / "sub" / f"{name}-{stem}.yaml").write_text(inner.replace(f"name: {stem}\n", f"name: {name}-{stem}\n", 1))
+        text = text.replace(f"model: sub/{stem}.yaml", f"model: sub/{name}-{stem}.yaml")
+    path.write_text(text)
+    AGREE["chains"] += 1
+    try:
+        model = project.model(str(path))
+    except ChaincError:
+        AGREE["refused by the loader"] += 1
+        return None
+    try:
+        base = solve(model, project=project)
+    except ChaincError:
+        AGREE["refused by the solver"] += 1
+        return None
+    AGREE["accepted"] += 1
+    for construct in chain.constructs:
+        AGREE[f"accepted with {construct}"] += 1
+    options = BuildOptions(out, numpy=True)
+    query = None
+    if chain.query is not None:
+        find, known = chain.query
+        value = as_float(base.display(known))
+        query = (find, known, value)
+        options = BuildOptions(out, find=(find,), given={known: repr(value)}, numpy=True)
+    try:
+        reports, catalog = reports_for(project, [str(path)], options)
+    except ChaincError:  # the backwards query has no answer at the build's value: build without it
+        AGREE["queries refused by the solver"] += 1
+        query, options = None, BuildOptions(out, numpy=True)
+        reports, catalog = reports_for(project, [str(path)], options)
+    return Accepted(chain, path, model, base, reports, catalog, options, query)
+
+
+def points_of(a: Accepted) -> list[dict]:
+    """The defaults, then the chain's other points."""
+    return [{}] + [dict(p) for p in a.chain.points]
+
+
+def arrays(point: dict) -> dict:
+    return {n: np.array([float(v)]) for n, v in point.items()}
+
+
+def compare_modules(project: Project, a: Accepted) -> Comparison | None:
+    """The Python and NumPy modules against the solver; None when the backend cannot print the chain."""
+    try:
+        paths = python_backend.build(a.reports, a.catalog, "py", a.options)
+    except python_backend.PythonBackendError as e:  # allowed: a located "cannot print" error
+        assert "cannot print" in e.message and e.loc is not None, e.render()
+        AGREE["cannot print (Python)"] += 1
+        return None
+    mod, vec = load(paths[0]), load(paths[1])
+    model, cmp = a.model, Comparison(a.chain)
+    AGREE["built"] += 1
+    inputs = [n for n in model.variables if n in a.base.program.inputs]
+    expected_points = []
+    for point in points_of(a):
+        where = f"solve at {point or 'the defaults'}"
+        want = solver(lambda point=point: solve(model, point, project=project))
+        expected_points.append(want)
+        AGREE["points"] += 1
+        got = module(lambda point=point: mod.solve(**point), mod)
+        if cmp.outcome(f"{where} (Python)", want, got):
+            cmp.solution(f"{where} (Python)", model, want, got)
+        got = module(lambda point=point: vec.solve(**arrays(point)), vec)
+        if cmp.outcome(f"{where} (NumPy)", want, got):
+            cmp.solution(f"{where} (NumPy)", model, want, got, element=0)
+        for q, question in model.questions.items():
+            kw = {n: v for n, v in point.items() if n != question.find}
+            var = model.variables[question.find]
+            answer = solver(lambda kw=kw, q=q: ask(model, q, kw, project=project))
+            AGREE["questions asked"] += 1
+            if not isinstance(answer, ChaincError):
+                AGREE["questions answered"] += 1
+            want = answer if isinstance(answer, ChaincError) else var.to_display(answer.value)
+            got = module(lambda kw=kw, q=q: getattr(mod, q)(**kw), mod)
+            if cmp.outcome(f"question {q} at {kw or 'the defaults'} (Python)", want, got):
+                cmp.value(f"question {q} at {kw or 'the defaults'} (Python)", want, got)
+            got = module(lambda kw=kw, q=q: getattr(vec, q)(**arrays(kw)), vec)
+            if cmp.outcome(f"question {q} at {kw or 'the defaults'} (NumPy)", want, got):
+                cmp.value(f"question {q} at {kw or 'the defaults'} (NumPy)", want, np.asarray(got).reshape(-1)[0])
+    # NumPy over every point at once: all agree, or the call raises where the solver does somewhere
+    if len(expected_points) > 1:
+        defaults = {n: as_float(a.base.display(n)) for n in inputs}
+        batch = {n: np.array([float(p.get(n, defaults[n])) for p in points_of(a)]) for n in {n for p in points_of(a) for n in p}}
+        got = module(lambda: vec.solve(**batch), vec)
+        failures = sum(isinstance(w, ChaincError) for w in expected_points)
+        where = "solve at every point at once (NumPy)"
+        if isinstance(got, Failed):
+            cmp.problems.append(Mismatch(where, f"the module crashed with {type(got.error).__name__}: {got.error}"))
+        elif failures and not isinstance(got, Exception):
+            cmp.problems.append(Mismatch(where, f"the solver fails at {failures} of {len(expected_points)} points, the module returned"))
+        elif not failures and isinstance(got, Exception):
+            cmp.problems.append(Mismatch(where, f"the module raised '{got.message}', the solver solves every point"))
+        elif not failures:
+            for k, want in enumerate(expected_points):
+                cmp.solution(f"{where}, point {k}", model, want, got, element=k)
+    if a.query is not None:
+        find, known, value = a.query
+        AGREE["queries built"] += 1
+        fname = next(f for f in mod.__all__ if f.endswith(f"_from_{known}") and f.startswith(find))
+        for v in (value, value * 1.25, value * 0.5, -value):
+            where = f"{find} from {known} = {v!r}"
+            want = solver(lambda v=v: solve(model, {known: v}, (find,), project=project))
+            AGREE["queries asked"] += 1
+            got = module(lambda v=v: getattr(mod, fname)(v), mod)
+            if cmp.outcome(f"{where} (Python)", want, got):
+                cmp.solution(f"{where} (Python)", model, want, got)
+            got = module(lambda v=v: getattr(vec, fname)(np.array([v])), vec)
+            if cmp.outcome(f"{where} (NumPy)", want, got):
+                cmp.solution(f"{where} (NumPy)", model, want, got, element=0)
+    return cmp
+
+
+def run_chain(chain_project: Project, out: Path, chain: Chain) -> None:
+    start = time.perf_counter()
+    try:
+        accepted = accept(chain_project, chain, out)
+        if accepted is None:
+            return
+        cmp = compare_modules(chain_project, accepted)
+        if cmp is not None:
+            cmp.check()
+    finally:
+        seconds = time.perf_counter() - start
+        AGREE_SECONDS["modules"] += seconds
+        if seconds > AGREE_SLOWEST[0]:
+            AGREE_SLOWEST[:] = [seconds, chain.text]
+
+
+# --- the workbook, recalculated by LibreOffice --------------------------------------------------------------------------
+
+
+def workbook_sample(chain_project: Project, out: Path, size: int) -> list[Accepted]:
+    """Chains the solver accepts and the Excel backend prints, drawn from the grammar."""
+    sample: list[Accepted] = []
+
+    @settings(AGREE_SETTINGS, max_examples=size * 4, phases=[p for p in AGREE_SETTINGS.phases if p.name in ("explicit", "generate")])
+    @given(chain=chains())
+    def collect(chain):
+        if len(sample) >= size:
+            return
+        a = accept(chain_project, chain, out)
+        if a is None:
+            return
+        if workbook_builds(chain_project, a):
+            sample.append(a)
+
+    collect()
+    return sample
+
+
+# The workbook prints a sum inside another one's terms only where the inner sum reads none of the enclosing
+# sums' indices (a formula holds one array of terms). Where it reads one, the build must refuse with exactly
+# this located error, and the modules are still compared. Set to None once the workbook prints them all.
+REFUSED_NESTING = "a sum or product whose bounds or terms read an enclosing sum's index (a formula holds one array of terms)"
+
+
+def reads_an_enclosing_index(e, enclosing: frozenset = frozenset()) -> bool:
+    """A SymPy sum or product inside another one whose bounds or terms read an enclosing one's index.
+
+    SymPy merges a sum of a sum into one node with several limits (innermost first): each limit is one level.
+    """
+    if isinstance(e, (sp.Sum, sp.Product)):
+        inside = set(enclosing)
+        for i in reversed(range(len(e.limits))):
+            if inside and type(e)(e.function, *e.limits[: i + 1]).free_symbols & inside:
+                return True
+            inside.add(e.limits[i][0])
+        return reads_an_enclosing_index(e.function, frozenset(inside))
+    return any(reads_an_enclosing_index(x, enclosing) for x in e.args)
+
+
+def nests_an_outer_index(model) -> bool:
+    """Anywhere in the model (equations, the joined model's, columns, rows, conditions)."""
+    exprs = [x for eq in model.equations for x in (eq.lhs, eq.rhs)]
+    exprs += [x for t in model.tables.values() for x in (t.rows, *(c.expr for c in t.columns))]
+    exprs += [q.condition for q in model.questions.values()]
+    return any(reads_an_enclosing_index(x) for x in exprs)
+
+
+def workbook_builds(project: Project, a: Accepted) -> bool:
+    """Whether the Excel backend prints the chain; a refusal must be a located "cannot print", and the nesting one exactly."""
+    refuse = REFUSED_NESTING is not None and nests_an_outer_index(a.model)
+    try:
+        build_workbook(a.reports, a.catalog)
+    except ExcelPrintError as e:
+        assert "cannot print" in e.message and e.loc is not None, e.render()
+        if refuse:
+            assert e.message.count(REFUSED_NESTING) >= 1, e.render()
+            AGREE["refused by the workbook: nested sums"] += 1
+            cmp = compare_modules(project, a)  # the other backends still agree
+            if cmp is not None:
+                cmp.check()
+        else:
+            assert REFUSED_NESTING is None or REFUSED_NESTING not in e.message, f"the workbook refused a nesting it prints:\n{e.render()}\n{a.chain.text}"
+            AGREE["cannot print (Excel)"] += 1
+        return False
+    assert not refuse, f"the workbook printed a sum whose inner part reads an enclosing index, which it should refuse:\n{a.chain.text}"
+    return True
+
+
+def live_point(project: Project, a: Accepted):
+    """A point of the chain to type into the sheet, with the solver's solution there; None if the sheet cannot follow."""
+    if a.base.program.numeric:
+        return None  # a numeric search is the Report's number in the sheet (Goal Seek), and what it feeds follows that
+    for point in a.chain.points:
+        if not point:
+            continue
+        want = solver(lambda point=point: solve(a.model, point, project=project))
+        if not isinstance(want, ChaincError):
+            return point, want
+    return None
+
+
+def compare_live(project: Project, wb, manifest, lives: dict) -> list[str]:
+    """The sheets at the typed-in points: every formula cell follows, as the solver says."""
+    fixed = set(manifest.fixed)
+    wrong = []
+    for name, (a, point, want) in sorted(lives.items()):
+        AGREE["workbook live points"] += 1
+        expect: dict[tuple, object] = {(name, "var", n): want.display(n) for n in a.model.variables}
+        for t, rows in want.tables.items():
+            expect[(name, "rows", t)] = len(rows)
+            cols = {c.name: c for c in a.model.tables[t].columns}
+            laid_out = max((k[4] for k in manifest.cells if k[:3] == (name, "table", t)), default=0)
+            if len(rows) > laid_out:
+                expect = {k: v for k, v in expect.items() if k[1] == "rows"}  # the totals show #N/A: the sheet says to rebuild
+                break
+            for key in manifest.cells:
+                if key[:3] == (name, "table", t):
+                    _, _, _, col, i = key
+                    expect[key] = cols[col].to_display(rows[i - 1][col]) if i <= len(rows) else None
+        for q, question in a.model.questions.items():
+            kw = {n: v for n, v in point.items() if n != question.find}
+            answer = solver(lambda model=a.model, q=q, kw=kw: ask(model, q, kw, project=project))
+            expect[(name, "question", q)] = "#N/A" if isinstance(answer, ChaincError) else a.model.variables[question.find].to_display(answer.value)
+        expect = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in expect.items() if k in manifest.cells and manifest.cells[k] not in fixed}
+        n, bad = compare(wb, manifest, expect)
+        AGREE["workbook cells compared"] += n
+        wrong += [f"{w} (at {point})" for w in bad]
+    return wrong
