@@ -157,3 +157,12 @@ def test_every_limit_is_documented_with_its_default_and_setting():
         assert cells[2] in (f"`{limit.env}`", "fixed", "`max_rows:` on the table"), name
         assert (cells[2] == f"`{limit.env}`") == (limit.env is not None), name
     assert _terms.__defaults__ == (LIMITS["sum_terms"].default,)  # the generated modules' copy of the limit
+
+
+def test_each_limit_has_one_row():
+    import re
+
+    from tests.conftest import ROOT
+
+    names = re.findall(r"^\| `([a-z_]+)` \|", (ROOT / "docs" / "security.md").read_text(encoding="utf-8"), re.M)
+    assert sorted(names) == sorted(set(names))
