@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -220,4 +221,4 @@ def test_a_condition_that_cannot_be_planned_is_a_located_gap_in_the_module(tmp_p
     for flavour in ([], ["--numpy"]):
         assert main(["--root", str(tmp_path), "build", "part", "--format", "py", *flavour, "--out", str(tmp_path / "out")]) == 2
         err = capsys.readouterr().err
-        assert "cannot print" in err and "question q (its condition q_other cannot be planned: under-determined" in err and "part.yaml:1:1" in err, err
+        assert "cannot print" in err and re.search(r"question q \((its condition q_other|it) cannot be planned: under-determined", err) and "part.yaml:1:1" in err, err
