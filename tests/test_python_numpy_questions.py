@@ -58,6 +58,8 @@ def _scalar(fn, **kw):
 
 def _same_error(got: str, want: str) -> bool:
     """The scalar function's error; where the scalar flavour overflows a float the NumPy one has NaN, so the cause is worded apart."""
+    if "stopped: " in want:  # a limit stopped the search: the scalar flavour says at which line, the vectorised one cannot
+        return got.split(";")[0] == want.split(", in line")[0]
     return got == want or ("overflows" in want and got.split(": ")[:2] == want.split(": ")[:2])
 
 

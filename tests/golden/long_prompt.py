@@ -492,6 +492,8 @@ def _failed(e: BaseException, name: str, where: str) -> ChainError:
     """The error for a value that could not be computed at `where` ('line 66: tpot = ...')."""
     problem = _problem(e)
     what = (problem if problem.startswith(f"{name} ") else f"{name} {problem}") if isinstance(e, ChainError) else f"the value of {name} {problem}"
+    if isinstance(e, ChainError) and e.kind == "limit":  # still a limit, so a search stops at it rather than stepping over
+        return ChainError(f"{e.message}, in {where}", e.hint, "limit")
     return ChainError(f"{what}: {where}", "check the inputs, or the equation's domain")
 
 
@@ -499,6 +501,8 @@ def _failed_row(e: BaseException, row: int, name: str, where: str) -> ChainError
     """The error for a table cell that could not be computed."""
     if isinstance(e, ZeroDivisionError):
         return ChainError(f"division by zero in row {row}: {where}", "a divisor is 0 here")
+    if isinstance(e, ChainError) and e.kind == "limit":
+        return ChainError(f"{e.message}, in row {row}: {where}", e.hint, "limit")
     return ChainError(f"row {row}: {name} {_problem(e)}: {where}", "check the inputs, or the equation's domain")
 
 

@@ -18,7 +18,7 @@ from ... import program as P
 from ...numbers import exact
 from .layout import INDENT, Out, doc, tuple_text, unpack
 from .names import comment, docstring_text, literal, number, optional, scale
-from .questions_np import numpy_answer
+from .questions_np import _limit_stops, numpy_answer
 from .statements import Locals, program_inputs
 from .vector import writer_for
 
@@ -263,9 +263,3 @@ def query_function(module, fname: str, solution, find: list[str], given: list[st
     positional = [(n, solution.given[n]) for n in given if n in solution.given]
     summary = f"Solve {comment(m.title)} for {', '.join(find) or 'every variable'} from {', '.join(given) or 'the defaults'} (chainc build --find/--given)."
     return module.forward(fname, summary, solution.program, positional)
-
-
-def _limit_stops(out, q) -> None:
-    """A limit reached at x is not "no value at x": the search cannot go on (the solver's words)."""
-    out.emit(f'{INDENT}if e.kind == "limit":')
-    out.emit(f'{INDENT * 2}raise ChainError({literal(f"question {q.name}: the search for {q.find} stopped: ")} + e.message, e.hint, "limit") from None')

@@ -11,7 +11,7 @@ which runs the scalar rule only at a point without an answer, to raise the scala
 from __future__ import annotations
 
 from ... import program as P
-from .layout import Out, doc, unpack
+from .layout import INDENT, Out, doc, unpack
 from .names import comment, docstring_text, literal, number, optional, scale
 from .statements import Locals, program_inputs
 from .vector import writer_for
@@ -84,7 +84,13 @@ def _feasible(module, out: Out, asking, loc: Locals, pr) -> None:
     out.nested_def(f"def _feasible({loc[q.find]}, _skip):")
     out.emit('with np.errstate(all="ignore"):')
     out.push()
+    out.emit("try:")
+    out.push()
     unpack(out, [*(loc[n] if n in needed else "_" for n in outputs), "_bad"], at, [*(loc[n] for n in program_inputs(asking.at)), "_skip"])
+    out.pop()
+    out.emit("except ChainError as e:  # a limit stops the search, in the scalar rule's words")
+    _limit_stops(out, q)
+    out.emit(f"{INDENT}raise")
     condition = pr.code(asking.condition)
     if guards:
         zeros = []
@@ -97,3 +103,9 @@ def _feasible(module, out: Out, asking, loc: Locals, pr) -> None:
         out.emit(f"return ~_bad & ({condition}), False")
     out.pop()
     out.end_def()
+
+
+def _limit_stops(out, q) -> None:
+    """A limit reached at x is not "no value at x": the search cannot go on (the solver's words)."""
+    out.emit(f'{INDENT}if e.kind == "limit":')
+    out.emit(f'{INDENT * 2}raise ChainError({literal(f"question {q.name}: the search for {q.find} stopped: ")} + e.message, e.hint, "limit") from None')
