@@ -212,7 +212,13 @@ class Runner:
                 sub[n] = x
             for run in body:
                 run(sub, state)
-            return sub, [float(_value(r(sub), "the residual")) for r in residuals]
+            out = []
+            for r, expr in zip(residuals, s.residuals):
+                try:
+                    out.append(float(_value(r(sub), "the residual")))
+                except _FAILURES as e:  # at the root found (a float): a sum's bound that is no whole number there
+                    raise located(s.site, e, expr, sub, self.domains) from None
+            return sub, out
 
         def run(env, state):
             start_values = []

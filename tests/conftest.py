@@ -15,9 +15,9 @@ from chainc import Project
 ROOT = Path(__file__).resolve().parent.parent
 CI = os.environ.get("CI") == "true"
 
-# Hypothesis profiles for tests/test_fuzz.py. The default run is small (the whole fuzz
-# file in a few seconds, the same examples every time); CI=true runs 3,500 examples per
-# fuzz test (over 10,000 in all) with no deadline.
+# Hypothesis profiles for tests/test_fuzz.py and tests/test_fuzz_constructs.py. The default run is small (the whole
+# fuzz in a few seconds, the same examples every time); CI=true runs 3,500 examples per fuzz test (21,000 in
+# all, 10,500 of them on sums, joins and conditions) with no deadline.
 _FUZZ = dict(
     database=None,  # nothing written outside tests/; a failure prints its example
     phases=[Phase.explicit, Phase.generate, Phase.shrink],

@@ -63,9 +63,9 @@ variables:
   q: {unit: s, domain: real}
   l: {unit: s, value: §imported§}
 equations:
-  - s = x * (§nested§)
-  - p = §product§
-  - q = §joined§
+  - §equation_s§
+  - §equation_p§
+  - §equation_q§
 questions:
   fitting:
     find: n
@@ -90,6 +90,9 @@ DEFAULTS = {
     "n": "3",
     "n_max": "20",
     "x": "1",
+    "equation_s": "s = x * (§nested§)",
+    "equation_p": "p = §product§",
+    "equation_q": "q = §joined§",
     "nested": "sum(sum(j * §index§ for j in range(§lo§, §index§)) for §index§ in range(§hi§))",
     "index": "k",
     "lo": "0",
@@ -323,16 +326,16 @@ def join(draw, sloppy: bool):
 
 @st.composite
 def constructs(draw) -> dict:
-    """Fields of the template (as YAML text): some of the nested sum, the product, the join and the several conditions."""
+    """Fields of the template (as YAML text): some of the nested sum's, the product's and the join's equations, the join and the conditions."""
     sloppy = draw(st.booleans())
     which = draw(st.sets(st.sampled_from(["nested", "product", "joined", "conditions", "join", "fitting"]), min_size=1))
-    values = {}
+    values = {}  # the equations whole, as YAML strings: an expression's own quotes and colons stay its own
     if "nested" in which:
-        values["nested"] = draw(series(draw(st.integers(2, 6)), sloppy))
+        values["equation_s"] = f"s = x * ({draw(series(draw(st.integers(2, 6)), sloppy))})"
     if "product" in which:
-        values["product"] = draw(series(draw(st.integers(1, 3)), sloppy))
+        values["equation_p"] = f"p = {draw(series(draw(st.integers(1, 3)), sloppy))}"
     if "joined" in which:
-        values["joined"] = draw(st.sampled_from(JOINED)) if not sloppy else draw(st.one_of(st.sampled_from(JOINED), expression(2, sloppy)))
+        values["equation_q"] = "q = " + (draw(st.sampled_from(JOINED)) if not sloppy else draw(st.one_of(st.sampled_from(JOINED), expression(2, sloppy))))
     if "conditions" in which:
         values["conditions"] = draw(such_that(sloppy))
     if "join" in which:

@@ -242,3 +242,12 @@ def test_a_nested_sum_counts_its_terms_once_per_outer_term(tmp_path):
             m.solve(n=30_000)
         assert "times over (the sums around it) is more than the sum_terms limit" in e.value.message
     assert time.perf_counter() - start < 10
+
+
+def test_a_bound_that_is_no_whole_number_at_a_numeric_root_is_located(tmp_path):
+    """The search for p settles near 5 in floats, where the bound p ** 4 is not whole: the runtime's Problem escaped the
+    final evaluation of the residual as a traceback (found by the constructs' fuzz); it is a located SolveError."""
+    (tmp_path / "fr.yaml").write_text('name: fr\ntitle: fr\nvariables:\n  p: {domain: real}\nequations:\n  - "p = sum(prod(k for j in range(5)) for k in range(p ** 4, max(p, 4)))"\n')
+    with pytest.raises(SolveError) as e:
+        chainc.solve(str(tmp_path / "fr.yaml"))
+    assert "bound of a sum is" in e.value.message and "not a whole number, in line 6" in e.value.message and e.value.loc.line == 6

@@ -153,7 +153,7 @@ class NumpyProgramWriter(ProgramWriter):
         out.emit(f"{rows} = []")
         accumulators = []
         for name, kind, col in s.aggregates:
-            start = {"sum": "0.0", "last": "np.nan", "max": "-np.inf", "min": "np.inf", "count": None}[kind]
+            start = {"sum": "[]", "last": "np.nan", "max": "-np.inf", "min": "np.inf", "count": None}[kind]  # a sum's terms, added at the end
             if start is not None and name in self.read:
                 out.emit(f"{self.names[name]} = {start}")
                 accumulators.append((name, kind, col))
@@ -188,9 +188,16 @@ class NumpyProgramWriter(ProgramWriter):
         cols = {c.name: self.names[f"{t}.{c.name}"] for c in s.columns}
         for name, kind, col in accumulators:
             acc, cell = self.names[name], cols[col]
-            step = {"sum": f"{acc} + {cell}", "last": cell, "max": f"np.maximum({acc}, {cell})", "min": f"np.minimum({acc}, {cell})"}[kind]
+            if kind == "sum":
+                out.emit(f"{acc}.append(np.where(_live, {cell}, 0.0))")
+                continue
+            step = {"last": cell, "max": f"np.maximum({acc}, {cell})", "min": f"np.minimum({acc}, {cell})"}[kind]
             out.emit(f"{acc} = np.where(_live, {step}, {acc})")
         out.pop()
+        for name, kind, _ in accumulators:  # without rounding error, as the scalar flavour's math.fsum and the solver's exact sum
+            if kind == "sum":
+                self.used.add("_exact_sum_np")
+                out.emit(f"{self.names[name]} = _exact_sum_np([0.0, *{self.names[name]}])")
         for name, kind, _ in s.aggregates:
             if kind == "count" and name in self.read:
                 out.emit(f"{self.names[name]} = {n} * 1.0")
