@@ -62,8 +62,8 @@ TRUE = P.TRUE
         (P.Add((x, neg(y))), "p_x-p_y"),
         (P.Mul((num(-1), P.Pow(x, num(2)), y)), "-(p_x^2*p_y)"),
         (P.Mul((num(-3), P.Pow(x, num(2)))), "-(3*p_x^2)"),
-        (P.Pow(P.Pow(x, num(2)), y), "(p_x^2)^p_y"),
-        (P.Pow(x, P.Pow(y, num(2))), "p_x^(p_y^2)"),
+        (P.Pow(P.Pow(x, num(2)), y), "IF(p_y=0,1,(p_x^2)^p_y)"),  # 0^0 is 1: #NUM! in Excel and Gnumeric
+        (P.Pow(x, P.Pow(y, num(2))), "IF(p_y^2=0,1,p_x^(p_y^2))"),
         (P.Pow(x, num(-2)), "1/p_x^2"),
         (P.Pow(num(2), neg(x)), "2^(-p_x)"),
         (P.Pow(neg(x), num(2)), "p_x^2"),  # (-x)^2: the sign squared away

@@ -172,7 +172,10 @@ class Printer:
             return Prod(Fraction(1), [power]) if k > 0 else Prod(Fraction(1), [], [power])
         if isinstance(base, P.Const) and base.name == "E":
             return Prod(Fraction(1), [xl.fn("EXP", self._node(self._conv(ex)))])
-        b, x = self._node(self._conv(base)), self._node(self._conv(ex))  # 0^0 is 1, as in the solver; Excel and Gnumeric say #NUM!
+        b, x = self._node(self._conv(base)), self._node(self._conv(ex))
+        if isinstance(base, P.Num) and base.value != 0:  # only 0^0 needs the IF
+            return Prod(Fraction(1), [xl.op("^", b, x)])
+        # 0^0 is 1, as in the solver; Excel and Gnumeric say #NUM!
         return Prod(Fraction(1), [xl.fn("IF", xl.op("=", x, xl.number(0)), xl.number(1), xl.op("^", b, x))])
 
     def _power(self, x, n: int):
