@@ -41,7 +41,7 @@ from hypothesis import example, given
 from chainc import Project
 from chainc.backends.excel import build_workbook
 
-from .agreement_compare import AGREE_SETTINGS, WORKBOOK_CHAINS, WORKBOOK_RUNS, compare_live, live_point, run_chain, workbook_sample
+from .agreement_compare import AGREE_SETTINGS, WORKBOOK_CHAINS, WORKBOOK_RUNS, run_chain
 from .agreement_examples import (
     DIVISION_AT_THE_CLOSEST_POINT,
     GUARD_BEFORE_ITS_DIVISOR,
@@ -57,6 +57,7 @@ from .agreement_examples import (
     ZERO_DIVISOR_IN_A_COLUMN,
 )
 from .agreement_grammar import chains
+from .agreement_workbook import compare_live, live_point, workbook_sample
 from .conftest import AGREE, AGREE_SECONDS
 from .test_excel import compare, report_cells, stale_copy
 from .tools import require

@@ -16,9 +16,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from chainc import Project, ask, solve
 
-from .agreement_compare import REFUSED_NESTING, accept, run_chain, workbook_builds
+from .agreement_compare import accept, run_chain
 from .agreement_examples import CONSTRUCTS
 from .agreement_grammar import chains
+from .agreement_workbook import REFUSED_NESTING, workbook_builds
 
 # at the defaults, by hand (the sums written out in tests/agreement_examples.py)
 VALUES = {

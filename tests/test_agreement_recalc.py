@@ -21,8 +21,9 @@ from chainc import Project, solve
 from chainc.backends.excel import build_workbook
 from chainc.errors import ChaincError
 
-from .agreement_compare import WORKBOOK_CHAINS, compare_live, live_point, solver, workbook_sample
+from .agreement_compare import WORKBOOK_CHAINS, solver
 from .agreement_grammar import ODD_VALUES
+from .agreement_workbook import compare_live, live_point, workbook_sample
 from .conftest import AGREE, AGREE_SECONDS
 from .test_excel import compare, report_cells, stale_copy
 from .tools import require
