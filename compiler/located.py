@@ -27,7 +27,7 @@ def diagnose(e: P.Expr, env: Env) -> tuple[str, str] | None:
             return found
     try:
         compile_expr(e)(env)
-    except B.Problem as x:
+    except (B.Problem, B.LimitReached) as x:
         return x.message, x.hint
     except ZeroDivisionError:
         bases = [a.base for a in ((e,) if type(e) is P.Pow else e.args if type(e) is P.Mul else ()) if type(a) is P.Pow and type(a.exp) is P.Num and a.exp.value < 0]
@@ -62,7 +62,7 @@ def shown_values(names, env: Env, domains: dict) -> str:
 def located(site: P.Site, e: BaseException, expr, env: Env, domains: dict, what: str = "") -> SolveError:
     """A failed evaluation as a located error: the innermost operation that failed, where, and at which values."""
     where = what or site.what
-    if isinstance(e, B.LimitReached):  # not a failure to diagnose: it names the limit, where it was reached
+    if isinstance(e, (B.LimitReached, LimitError)):  # not a failure to diagnose: it names the limit, where it was reached
         values = shown_values(P.refs(expr), env, domains) if expr is not None else ""
         return LimitError(f"{e.message}, in {where}" + (f" ({values})" if values else ""), site.loc, e.hint)
     if isinstance(e, OverflowError) and B.shortened and not B.strict and not B.probing:

@@ -320,7 +320,10 @@ def _compiled(e: P.Expr) -> Fn:
 
 def evaluate(e: P.Expr, env: Env):
     """One expression at some values (a check's relation, a question's condition)."""
-    return _compiled(e)(env)
+    try:
+        return _compiled(e)(env)
+    except B.LimitReached as x:  # outside a statement: still a limit, by name (the caller may locate it)
+        raise LimitError(x.message, None, x.hint) from None
 
 
 @lru_cache(maxsize=4096)

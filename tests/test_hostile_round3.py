@@ -58,6 +58,9 @@ ERRORS = [
         "CHAINC_MAX_SUM_TERMS",
     ),
 ]
+ERRORS.append(
+    ("limit-in-condition.yaml", ("--question", "fitting"), 10, 3, "beyond the 10,000 digits chainc computes with, in question fitting: factorial(p) <= 0", "CHAINC_MAX_EXACT_DIGITS")
+)  # a limit met where the condition is evaluated, outside every statement: a traceback once (the constructs' fuzz)
 VALUES = ["nested-sum-constant-inner.yaml", "nested-sum-dependent.yaml", "degree-1000.yaml"]
 
 
