@@ -276,3 +276,20 @@ def test_nested_if_over_aggregates(project, tmp_path):
         "equations:\n  - x = if(sum(t.c) > 1, if(max(t.c) > 100, last(t.c), count(t)), 0) * a\n"
     )
     assert solve(load_model(str(path), project), project=project).display("x") == 3 * 2
+
+
+def test_a_default_beyond_float_range_is_asked_and_refused_by_the_float_backends(tmp_path, capsys):
+    """A 400-digit default (1.1e399, within number_chars) made the question's search grid float() it (OverflowError), and the
+    Python and Excel backends float() it too (found by the constructs' fuzz). The search starts from the largest float
+    instead: by hand ceil(2 x / 1 s) <= 100 gives x = 50 s; the float backends say, located, that they cannot hold it."""
+    models = tmp_path / "models"
+    models.mkdir()
+    text = f"name: huge\ntitle: a huge default\nvariables:\n  x: {{unit: s, value: {'1' * 400}}}\n  y: {{unit: s}}\nequations:\n  - y = 2 * x\n"
+    (models / "huge.yaml").write_text(text + "questions:\n  q: {find: x, such_that: 'ceil(y / 1[s]) <= 100', seek: max}\n")  # searched: no closed form
+    from chainc import Project, ask
+
+    assert float(ask(load_model(models / "huge.yaml", Project(tmp_path)), "q", project=Project(tmp_path)).value) == 50
+    for fmt, backend in (("py", "Python"), ("xlsx", "Excel")):
+        code, out, err = run(capsys, "--root", str(tmp_path), "build", "huge", "--format", fmt, "--out", str(tmp_path / "out"))
+        assert code == 2 and f"the {backend} backend" in err and "beyond a float's range" in err and "huge.yaml:1:1" in err, err
+        assert_no_traceback(out, err)

@@ -270,7 +270,10 @@ def _grid(lo, hi, probe, integer: bool, unit=1, doublings: int = 64) -> list:
     """Points to test, ascending: geometric from the probe point out to the edges, 2^-64 .. 2^64 of it (whole units if integer)."""
     s = abs(probe) if probe else unit
     if not integer:
-        s = float(s)  # the search is approximate anyway; floats keep generated (and NumPy) code in range
+        try:
+            s = float(s)  # the search is approximate anyway; floats keep generated (and NumPy) code in range
+        except OverflowError:  # a probe (a default) beyond float range: the grid goes out from the largest power of 2 instead
+            s, probe = math.ldexp(1.0, 1023), None
     pts = {probe} if probe is not None else set()
     for k in range(doublings + 1 if not integer else min(doublings, 62) + 1):
         for x in (s * 2**k, s / 2**k, -s * 2**k, -s / 2**k) if lo is None or lo < 0 else (s * 2**k, s / 2**k):

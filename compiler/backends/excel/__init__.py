@@ -82,9 +82,13 @@ def build_workbook(reports: list[Report], catalog: CatalogReport, options: Build
     ranges = write_catalog(book, wb.create_sheet("Catalog"), catalog)
     chains: dict[str, Chain] = {}
     for r in reports:
-        chain = Chain(book, wb.create_sheet(titles[r.model.name]), r, ranges, chains)
-        chains[r.model.name] = chain
-        chain.write()
+        try:
+            chain = Chain(book, wb.create_sheet(titles[r.model.name]), r, ranges, chains)
+            chains[r.model.name] = chain
+            chain.write()
+        except OverflowError:  # a value no cell can hold (a default of 1e399): the sheet cannot be laid out
+            book.problem(r.model.loc, "a value beyond a float's range (a cell holds a float)", f"model '{r.model.name}'")
+            book.raise_problems()
         hide_helpers(chain)
         fit(chain.sheet.ws, book.cached, LAST_COL)
     write_cover(book, cover, reports, requested, titles, catalog)

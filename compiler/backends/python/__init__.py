@@ -22,6 +22,7 @@ from pathlib import Path
 from ...errors import ChaincError, Loc
 from .. import BuildOptions, write_atomic
 from .module import Module
+from .names import NotAFloat
 from .names import module_name as _module_name
 
 
@@ -37,7 +38,10 @@ def module_name(model) -> str:
 def render(report, catalog, options: BuildOptions, numpy: bool = False) -> str:
     """One module's source for a Report; raises PythonBackendError listing everything it could not print."""
     module = Module(report, catalog, options, numpy)
-    text = module.render()
+    try:
+        text = module.render()
+    except NotAFloat as e:  # a value the module's floats cannot hold
+        module.gaps.append((str(e), None))
     if module.gaps:
         raise _gap_error(report.model, module.gaps, "NumPy" if numpy else "Python")
     return text

@@ -112,16 +112,30 @@ def literal(text: str) -> str:
     return "".join(out)
 
 
+class NotAFloat(ValueError):
+    """A number the generated module cannot hold: beyond a float's range (a default of 1e399), or not finite."""
+
+
 def number(x) -> str:
     """A literal for an exact number: an int when it is whole (and not huge), else the float nearest to it."""
     if isinstance(x, bool):
         return str(x)
     if isinstance(x, (int, Fraction)) and Fraction(x).denominator == 1 and abs(x) < 10**18:
         return str(int(x))
-    v = float(x)
+    try:
+        v = float(x)
+    except OverflowError:
+        raise NotAFloat(f"a number beyond a float's range ({_magnitude(x)})") from None
     if v != v or v in (float("inf"), float("-inf")):
-        raise ValueError(f"not a finite number: {x}")
+        raise NotAFloat(f"a number that is not finite ({x})")
     return repr(v)
+
+
+def _magnitude(x) -> str:
+    """About 1e399: a number beyond float range, shown by its decimal exponent."""
+    f = Fraction(x)
+    digits = len(str(abs(f.numerator))) - len(str(f.denominator))
+    return f"{'-' if f < 0 else ''}about 1e{digits}"
 
 
 def optional(x) -> str:
