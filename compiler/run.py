@@ -22,10 +22,10 @@ from functools import lru_cache
 from . import bounded as B
 from . import program as P
 from .closures import _FAILURES, Env, Exactly, Fn, _carried, compile_expr, compile_residual, hoist
-from .errors import SolveError
+from .errors import LimitError, SolveError
 from .located import _value, located, shown_values
 from .runtime import values as V
-from .runtime.roots import root_1d
+from .runtime.roots import Beyond, root_1d
 
 
 @dataclass(frozen=True)
@@ -277,6 +277,8 @@ def _quiet(f) -> float:
     B.probing = True
     try:
         return f()
+    except (LimitError, B.LimitReached) as e:  # not "no value here": the search must not close in on it (runtime.roots.probing)
+        raise Beyond(getattr(e, "message", str(e))) from None
     except (SolveError, *_FAILURES):
         return math.nan
     finally:
