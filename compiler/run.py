@@ -26,7 +26,7 @@ from .closures import _FAILURES, _LOCATED, Env, Exactly, Fn, _carried, compile_e
 from .errors import LimitError, SolveError
 from .located import _value, located, shown_values
 from .runtime import values as V
-from .runtime.roots import root_1d
+from .runtime.roots import Beyond, root_1d
 
 
 @dataclass(frozen=True)
@@ -290,10 +290,10 @@ def _quiet(f, limited: list) -> float:
     B.probing = True
     try:
         return f()
-    except LimitError as e:  # not a point without a value: noted, so that a search without a root names the limit
+    except (LimitError, B.LimitReached) as e:  # not "no value here": the search must not close in on it (runtime.roots.probing)
         deadline.check()  # the time budget stops the search at once
-        limited.append(e)
-        return math.nan
+        limited.append(e if isinstance(e, LimitError) else LimitError(e.message, None, e.hint))  # named if no root is found
+        raise Beyond(getattr(e, "message", str(e))) from None
     except (SolveError, *_FAILURES):
         return math.nan
     finally:

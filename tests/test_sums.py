@@ -251,3 +251,17 @@ def test_a_bound_that_is_no_whole_number_at_a_numeric_root_is_located(tmp_path):
     with pytest.raises(SolveError) as e:
         chainc.solve(str(tmp_path / "fr.yaml"))
     assert "bound of a sum is" in e.value.message and "not a whole number, in line 6" in e.value.message and e.value.loc.line == 6
+
+
+def test_a_whole_number_search_does_not_close_in_on_the_sum_terms_limit(tmp_path, monkeypatch):
+    """n from s = sum(k for k in range(n)) = 45 is 10. The search's grid reaches n = 2^20, past the limit, and took that for the
+    edge of n's domain: it bisected towards it, summing some twenty sums of half a million terms and more (7 s). A point a limit
+    stops is now no edge to close in on: the terms summed stay near the grid's own (2^19 + 2^18 + ...)."""
+    from chainc import closures
+
+    (tmp_path / "rs.yaml").write_text("name: rs\ntitle: a bound solved for\nvariables:\n  n: {value: 4, integer: true}\n  s: {}\nequations:\n  - s = sum(k for k in range(n))\n")
+    summed = []
+    each = closures._each_term
+    monkeypatch.setattr(closures, "_each_term", lambda add, k, lo, hi, body, env: summed.append(hi - lo + 1) or each(add, k, lo, hi, body, env))
+    assert chainc.solve(str(tmp_path / "rs.yaml"), find=["n"], s=45).values["n"] == 10
+    assert sum(summed) < 3_000_000, f"{sum(summed):,} terms summed"

@@ -17,6 +17,25 @@ class NoRoot(ValueError):
         self.low, self.high, self.jump = low, high, jump
 
 
+class Beyond(Exception):
+    """f at a trial point a limit stops (a sum of too many terms): no value there, and no edge of the domain to close in on."""
+
+
+def probing(f):
+    """f for a search: nan where a limit stops it, and those points remembered (`past`), so the scan goes no closer to them."""
+    past = set()
+
+    def g(x):
+        try:
+            return f(x)
+        except Beyond:
+            past.add(x)
+            return math.nan
+
+    g.past = past
+    return g
+
+
 def bracket_root(f, start: float | None, scale: float, kind: str, lo: float | None, hi: float | None) -> float:
     """A root of f: bracket a sign change around `start` (or `scale`), then bisect it.
 
@@ -173,10 +192,13 @@ def _with_edges(f, vals: list, integer: bool, scale: float) -> list:
     it geometrically, so a root next to a pole or a domain's edge is bracketed, never stepped over.
     """
     out = [(x, v) for x, v in vals if not math.isnan(v)]
+    past = getattr(f, "past", ())
     for (a, fa), (b, fb) in zip(vals, vals[1:]):
         if math.isnan(fa) == math.isnan(fb):
             continue
         good, bad = (a, b) if math.isnan(fb) else (b, a)
+        if bad in past:  # a limit stopped f there, not the domain: closing in would compute ever more terms for nothing
+            continue
         start = good
         for _ in range(200):
             if integer:
@@ -223,6 +245,7 @@ def root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, whe
     none is a ChainError that says what was searched, or where the two sides jump past each other.
     A whole-number tear (integer: whole multiples of scale) is searched over whole numbers only.
     """
+    f = probing(f)
     if integer:
         return integer_root(f, start, scale, kind, lo, hi, name, unit, where)
     roots, jumps, (low, high), intervals = all_roots(f, start, scale, kind, lo, hi)

@@ -516,6 +516,25 @@ class _NoRoot(ValueError):
         self.low, self.high, self.jump = low, high, jump
 
 
+class _Beyond(Exception):
+    """f at a trial point a limit stops (a sum of too many terms): no value there, and no edge of the domain to close in on."""
+
+
+def _probing(f):
+    """f for a search: nan where a limit stops it, and those points remembered (`past`), so the scan goes no closer to them."""
+    past = set()
+
+    def g(x):
+        try:
+            return f(x)
+        except _Beyond:
+            past.add(x)
+            return math.nan
+
+    g.past = past
+    return g
+
+
 def _bracket_root(f, start: float | None, scale: float, kind: str, lo: float | None, hi: float | None) -> float:
     """A root of f: bracket a sign change around `start` (or `scale`), then bisect it.
 
@@ -672,10 +691,13 @@ def _with_edges(f, vals: list, integer: bool, scale: float) -> list:
     it geometrically, so a root next to a pole or a domain's edge is bracketed, never stepped over.
     """
     out = [(x, v) for x, v in vals if not math.isnan(v)]
+    past = getattr(f, "past", ())
     for (a, fa), (b, fb) in zip(vals, vals[1:]):
         if math.isnan(fa) == math.isnan(fb):
             continue
         good, bad = (a, b) if math.isnan(fb) else (b, a)
+        if bad in past:  # a limit stopped f there, not the domain: closing in would compute ever more terms for nothing
+            continue
         start = good
         for _ in range(200):
             if integer:
@@ -722,6 +744,7 @@ def _root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, wh
     none is a ChainError that says what was searched, or where the two sides jump past each other.
     A whole-number tear (integer: whole multiples of scale) is searched over whole numbers only.
     """
+    f = _probing(f)
     if integer:
         return _integer_root(f, start, scale, kind, lo, hi, name, unit, where)
     roots, jumps, (low, high), intervals = _all_roots(f, start, scale, kind, lo, hi)
@@ -1001,6 +1024,10 @@ def _search(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str
     def residual(x: float) -> float:
         try:
             return float(_real(trial(x)[0], "the residual"))
+        except ChainError as e:
+            if e.kind == "limit":  # not "no value here": the search must not close in on it
+                raise _Beyond(e.message) from None
+            return math.nan
         except (ArithmeticError, ValueError, TypeError):
             return math.nan
 

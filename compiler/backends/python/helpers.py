@@ -12,6 +12,7 @@ import math
 
 from ...runtime.answer import NoAnswer as _NoAnswer
 from ...runtime.answer import no_answer as _no_answer
+from ...runtime.roots import Beyond as _Beyond
 from ...runtime.roots import root_1d as _root_1d
 from ...runtime.values import ChainError
 from ...runtime.values import real as _real
@@ -88,6 +89,10 @@ def _search(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str
     def residual(x: float) -> float:
         try:
             return float(_real(trial(x)[0], "the residual"))
+        except ChainError as e:
+            if e.kind == "limit":  # not "no value here": the search must not close in on it
+                raise _Beyond(e.message) from None
+            return math.nan
         except (ArithmeticError, ValueError, TypeError):
             return math.nan
 
