@@ -95,6 +95,13 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
         if isinstance(e, ModelError):
             raise
         raise ModelError(f"this expression has no value: {e}", where(1, 0), "look for a division by zero or the square root of a negative number") from None
+    loose = sorted(x.name.split("#")[0] for x in term.expr.free_symbols if "#" in x.name)  # only a sum's index has a '#'
+    if loose:  # SymPy folds an if() out of a sum when it builds one (piecewise_fold): with a condition on an inner sum's index
+        raise ModelError(
+            f"chainc cannot keep this expression's sums whole: an if() on the index '{loose[0]}' of an inner sum, in another sum's bounds or terms, moves out of its sum",
+            where(1, 0),
+            "write that bound or term with min() or max() instead of if()",
+        )
     numbers = term.expr.atoms(*_NUMBER_ATOMS)  # one walk of the tree for both checks
     if not numbers.isdisjoint(_NO_REAL_VALUE):
         raise ModelError("this expression has no finite real value", where(1, 0), "look for a division by zero or the square root of a negative number")

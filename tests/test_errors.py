@@ -130,6 +130,7 @@ LOAD_ERRORS = [
     ("sum-index-outside.yaml", 8, 36, "unknown name 'k'", "declare it under variables"),
     ("sum-filter.yaml", 8, 36, "sum() takes no 'if' filter", "sum(if(k > 1, k, 0) for k in range(n))"),
     ("prod-dimension.yaml", 8, 14, "a product's terms must be dimensionless, not time", "divide each term by its unit"),
+    ("sum-if-escapes.yaml", 7, 10, "an if() on the index 'a' of an inner sum, in another sum's bounds or terms, moves out of its sum", "min() or max() instead of if()"),
     # several conditions
     ("condition-deep.yaml", 10, 28, "expression nested too deeply", "an expression is like"),
     # Python constructs the whitelist does not name: these must be model errors too, not crashes
