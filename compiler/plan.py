@@ -62,7 +62,7 @@ def _plan_block(model: Model, block: Block) -> Step:
             if a == sym and sym not in b.free_symbols:
                 return Step(block.unknowns, block.equations, "define", ({block.unknowns[0]: b},))
     residuals = [eq.residual for eq in block.equations]
-    if any(_involved_in_non_invertible(r, set(syms)) for r in residuals) or _high_degree(residuals, syms):
+    if any(_involved_in_non_invertible(r, set(syms)) for r in residuals):
         return Step(block.unknowns, block.equations, "numeric")
     found = _solve(residuals, syms)
     found = [s for s in found if all(sym in s for sym in syms)]
@@ -94,6 +94,8 @@ def _solve(residuals: list, syms: list) -> list[dict]:
 
 @lru_cache(maxsize=4096)
 def _solve_shape(residuals: tuple, syms: tuple) -> tuple:
+    if _high_degree(residuals, syms):  # checked once per shape, as the solve it saves
+        return ()
     try:
         return tuple(sp.solve(list(residuals), list(syms), dict=True, check=False))  # roots are filtered by domain when evaluated
     except (NotImplementedError, ValueError, TypeError, BasePolynomialError):  # NotAlgebraic: a Sum of constant terms as a coefficient
