@@ -15,11 +15,9 @@ goodput on the card's H100 with Llama 3.1 8B: latency allows 64; memory allows
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +29,7 @@ from chainc.cli import main
 from chainc.errors import SolveError
 
 from .conftest import ROOT
+from .test_python_backend import load
 from .tools import require
 
 MODELS = Path(__file__).parent / "models"
@@ -108,14 +107,6 @@ def test_the_warm_path_answers_as_cold(tmp_path, monkeypatch, capsys):
     assert outs[0] == outs[1] and json.loads(outs[0])["answer"]["value"] == 11
 
 
-def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"_conditions_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("conditions")
@@ -126,7 +117,7 @@ def built(tmp_path_factory):
 
 
 def test_the_generated_modules_combine_as_the_solver(built):
-    mod, vec = _load(built / "conditions.py"), _load(built / "conditions_np.py")
+    mod, vec = load(built / "conditions.py"), load(built / "conditions_np.py")
     for memory in (300, 600, 900):
         want, _ = hand_replicas(memory)
         assert mod.fewest_replicas(total_memory=memory) == want
@@ -136,7 +127,7 @@ def test_the_generated_modules_combine_as_the_solver(built):
         mod.fewest_replicas(budget=20)
     solver = pytest.raises(SolveError, chainc.ask, str(REPLICAS), "fewest_replicas", budget=20).value
     assert (e.value.message, e.value.hint) == (solver.message, solver.hint)
-    stretch = _load(built / "stretches.py")
+    stretch = load(built / "stretches.py")
     assert stretch.largest_x() == 8 and stretch.largest_x(cap=5) == pytest.approx(2, rel=1e-12)
 
 

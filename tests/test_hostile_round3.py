@@ -8,9 +8,7 @@ The import chains and `chainc init` are in test_hostile_imports.py.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 import threading
 import time
 from pathlib import Path
@@ -23,6 +21,7 @@ from chainc.api import solve
 from chainc.deadline import budget, check
 from chainc.errors import LimitError
 from tests.test_errors import ROOT, assert_argument_error, assert_located_error, run
+from tests.test_python_backend import load
 from tests.tools import require
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "round3"
@@ -160,14 +159,6 @@ def test_the_budget_is_checked_by_the_clock_outside_the_main_thread(monkeypatch)
 # --- every backend --------------------------------------------------------------------------------------
 
 
-def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"_round3_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory):
     from chainc.cli import main
@@ -180,10 +171,10 @@ def modules(tmp_path_factory):
 
 
 def test_generated_python_nests_sums(modules):
-    plain, vector = _load(modules / "nested_sum_constant_inner.py"), _load(modules / "nested_sum_constant_inner_np.py")
+    plain, vector = load(modules / "nested_sum_constant_inner.py"), load(modules / "nested_sum_constant_inner_np.py")
     assert plain.solve(n=1000).s == 499_500_000
     assert list(vector.solve(n=[10, 1000]).s) == [450, 499_500_000]
-    plain, vector = _load(modules / "nested_sum_dependent.py"), _load(modules / "nested_sum_dependent_np.py")
+    plain, vector = load(modules / "nested_sum_dependent.py"), load(modules / "nested_sum_dependent_np.py")
     got = vector.solve(n=[30, 10, 12, 47])
     for i, n in enumerate((30, 10, 12, 47)):
         for name, want in nested(n).items():
@@ -192,7 +183,7 @@ def test_generated_python_nests_sums(modules):
 
 
 def test_generated_modules_refuse_what_is_not_a_number(modules):
-    plain, vector = _load(modules / "nested_sum_constant_inner.py"), _load(modules / "nested_sum_constant_inner_np.py")
+    plain, vector = load(modules / "nested_sum_constant_inner.py"), load(modules / "nested_sum_constant_inner_np.py")
     for bad in ("10", True, [10]):
         with pytest.raises(plain.ChainError, match=r"^n = .* is not a number"):
             plain.solve(n=bad)

@@ -7,11 +7,8 @@ own loops here, not from chainc.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import openpyxl
@@ -23,6 +20,7 @@ from chainc.cli import main
 from chainc.errors import SolveError
 
 from .conftest import ROOT
+from .test_python_backend import load
 from .tools import require
 
 MODEL = ROOT / "tests" / "models" / "sums.yaml"
@@ -78,14 +76,6 @@ def test_an_index_is_an_integer_symbol_and_prints_as_its_name(capsys):
     assert "#" not in out.split("sums")[-1].replace("# ", "")
 
 
-def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"_sums_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("sums")
@@ -95,7 +85,7 @@ def built(tmp_path_factory):
 
 
 def test_generated_python_matches_the_hand_loops(built):
-    mod = _load(built / "sums.py")
+    mod = load(built / "sums.py")
     for n, a, m in POINTS:
         got = mod.solve(n=n, a=a, m=m)
         for name, want in hand(n, a, m).items():
@@ -104,7 +94,7 @@ def test_generated_python_matches_the_hand_loops(built):
 
 
 def test_generated_numpy_matches_over_arrays_and_solves_the_bound(built):
-    mod = _load(built / "sums_np.py")
+    mod = load(built / "sums_np.py")
     ns, as_, ms = (np.array([p[i] for p in POINTS], dtype=float) for i in range(3))
     got = mod.solve(n=ns, a=as_, m=ms)
     for i, (n, a, m) in enumerate(POINTS):
@@ -192,7 +182,7 @@ def test_nested_sums_agree_in_both_flavours_over_arrays(tmp_path):
     sum's terms broadcast against the outer index's axis; each sum's element shape now includes what its terms read."""
     (tmp_path / "nested.yaml").write_text(NESTED)
     assert main(["build", str(tmp_path / "nested.yaml"), "--out", str(tmp_path / "out"), "--format", "py", "--numpy"]) == 0
-    mod, vec = _load(tmp_path / "out" / "nested.py"), _load(tmp_path / "out" / "nested_np.py")
+    mod, vec = load(tmp_path / "out" / "nested.py"), load(tmp_path / "out" / "nested_np.py")
     points = [(3, 2.0), (5, 1.0), (1, 3.0), (7, 0.5)]
     got = vec.solve(n=np.array([n for n, _ in points], dtype=float), x=np.array([x for _, x in points]))
     for i, (n, x) in enumerate(points):
@@ -230,7 +220,7 @@ def test_a_nested_sum_counts_its_terms_once_per_outer_term(tmp_path):
     sum's terms count once per term of the sums around it, in the solver and both flavours. n = 1,000: 999 x 1,000 terms at most."""
     (tmp_path / "deep.yaml").write_text("name: deep\ntitle: nested\nvariables:\n  n: {value: 4, integer: true}\n  s: {}\nequations:\n  - s = sum(sum(j for j in range(k)) for k in range(n))\n")
     assert main(["build", str(tmp_path / "deep.yaml"), "--out", str(tmp_path / "out"), "--format", "py", "--numpy"]) == 0
-    mod, vec = _load(tmp_path / "out" / "deep.py"), _load(tmp_path / "out" / "deep_np.py")
+    mod, vec = load(tmp_path / "out" / "deep.py"), load(tmp_path / "out" / "deep_np.py")
     want = sum(k * (k - 1) // 2 for k in range(1000))
     assert chainc.solve(str(tmp_path / "deep.yaml"), n=1000).values["s"] == want == mod.solve(n=1000).s == vec.solve(n=1000).s
     start = time.perf_counter()
