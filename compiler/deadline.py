@@ -1,4 +1,4 @@
-"""A solve's time budget: planning a shape, a forward solve and a question each stop after solve_seconds.
+"""The time budget: loading a model, planning a shape, a forward solve and a question each stop after solve_seconds.
 
 SymPy's closed-form solving and a long search have no bound of their own, so a model
 could keep chainc busy for minutes (a degree-1000 polynomial, a sum of a million
@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from functools import wraps
 
 from . import bounded as B
-from .errors import LimitError
+from .errors import LimitError, Loc
 from .limits import LIMITS
 
 SOLVE_SECONDS = LIMITS["solve_seconds"]
@@ -28,6 +28,7 @@ RERING = 0.05  # seconds: once run out, the alarm rings again until the budget's
 class _State(threading.local):
     end: float | None = None  # when the budget in force runs out (time.monotonic), None outside one
     seconds = 0
+    what = "the solve"
 
 
 _state = _State()  # per thread: a thread's solves have their own budget
@@ -39,7 +40,7 @@ class OutOfTime(B.LimitReached):
 
 def out_of_time() -> OutOfTime:
     return OutOfTime(
-        f"the solve took more than the solve_seconds limit of {_state.seconds:,} s",
+        f"{_state.what} took more than the solve_seconds limit of {_state.seconds:,} s",
         f"if the model is right, set the environment variable {SOLVE_SECONDS.env} to more seconds (now {_state.seconds:,}); "
         "a model that takes long often has a very high-degree polynomial or a long sum inside a search",
     )
@@ -51,12 +52,13 @@ def _ring(signum, frame):
 
 
 @contextmanager
-def budget():
-    """Run the body within the solve time budget (or within the one already in force)."""
+def budget(what: str = "the solve", at: Loc | None = None):
+    """Run the body within the time budget (or within the one already in force); a run-out nothing located is reported at `at`."""
     if _state.end is not None:
         yield
         return
     seconds = _state.seconds = SOLVE_SECONDS.value()
+    _state.what = what
     _state.end = time.monotonic() + seconds
     armed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
     if armed:
@@ -65,7 +67,7 @@ def budget():
     try:
         yield
     except OutOfTime as e:  # one no statement located: still the limit, by name
-        raise LimitError(e.message, None, e.hint) from None
+        raise LimitError(e.message, at, e.hint) from None
     finally:
         if armed:
             signal.setitimer(signal.ITIMER_REAL, 0)

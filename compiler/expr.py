@@ -24,7 +24,8 @@ from functools import lru_cache
 
 import sympy as sp
 
-from .errors import Loc, ModelError, UnitError
+from .deadline import OutOfTime
+from .errors import LimitError, Loc, ModelError, UnitError
 from .expr_calls import Calls
 from .limits import LIMITS, number_problem
 from .terms import AGGREGATES, ANY, BOOL, FINITE, FUNCTIONS, IF, Scope, Term, Where, is_condition, same_dim
@@ -91,6 +92,8 @@ def parse_expression(text: str, where: Where, scope: Scope) -> Term:
     builder = _Builder(text, where, scope)
     try:
         term = builder.visit(tree.body)
+    except OutOfTime as e:  # SymPy building an expression can take minutes (a Piecewise collapsing): the limit, here
+        raise LimitError(e.message, where(1, 0), e.hint) from None
     except (TypeError, ValueError, ZeroDivisionError, ArithmeticError) as e:
         if isinstance(e, ModelError):
             raise

@@ -99,7 +99,7 @@ LIMITS = {
             "solve_seconds",
             60,
             "CHAINC_MAX_SOLVE_SECONDS",
-            "the seconds one solve may take: planning a query's shape, a forward solve, a question's search",
+            "the seconds one step may take: loading a model, planning a query's shape, a forward solve, a question's search",
             "if the model is right, raise the limit, e.g. CHAINC_MAX_SOLVE_SECONDS=600",
         ),
         # tables and sweeps

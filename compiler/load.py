@@ -19,6 +19,7 @@ import sympy as sp
 
 from . import expr as ex
 from .asks import asks
+from .deadline import budget
 from .errors import Loc, ModelError, UnitError
 from .ir import Aggregate, Column, Domain, Equation, Model, Param, Table, Variable
 from .joins import join, joined_name
@@ -372,6 +373,11 @@ def read_model(path: str | Path, text: str | None = None) -> Source:
 def load_model(path: str | Path, project: Project, text: str | None = None, src: Source | None = None) -> Model:
     """A model file -> Model; its imports come from the project (Project.load loads them first, deepest first)."""
     src = src or read_model(path, text)
+    with budget("loading the model", src.loc()):  # SymPy building an expression can take minutes
+        return _load_model(path, project, src)
+
+
+def _load_model(path: str | Path, project: Project, src: Source) -> Model:
     d = src.data
     stem = Path(path).stem
     if d["name"] != stem:

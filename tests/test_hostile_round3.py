@@ -60,7 +60,7 @@ ERRORS = [
 ERRORS.append(
     ("limit-in-condition.yaml", ("--question", "fitting"), 10, 3, "beyond the 10,000 digits chainc computes with, in question fitting: factorial(p) <= 0", "CHAINC_MAX_EXACT_DIGITS")
 )  # a limit met where the condition is evaluated, outside every statement: a traceback once (the constructs' fuzz)
-VALUES = ["nested-sum-constant-inner.yaml", "nested-sum-dependent.yaml", "degree-1000.yaml"]
+VALUES = ["nested-sum-constant-inner.yaml", "nested-sum-dependent.yaml", "degree-1000.yaml", "nested-if-condition.yaml"]
 
 
 def test_corpus_is_complete():
@@ -93,6 +93,37 @@ def test_a_degree_1000_polynomial_is_answered_within_seconds():
     x = float(solve(str(CORPUS / "degree-1000.yaml")).values["x"])
     assert time.perf_counter() - start < 20  # 99 s in SymPy's factoring before
     assert abs(x**1000 + x**999 + 3 * x - 7) < 1e-9 and 1 < x < 1.01
+
+
+def test_an_if_inside_a_condition_is_loaded_and_answered(capsys, tmp_path):
+    """SymPy's Piecewise collapsed if(if(5 > m, 2, 1) > prod(...), ...) for minutes (the load had no budget): by hand,
+    if(5 > m, 2, 1) is 2 for m < 5, the product of ones is 1, so the condition reads n <= 9 then and 200 <= 9 else."""
+    path = CORPUS / "nested-if-condition.yaml"
+    start = time.perf_counter()
+    assert [solve(str(path), {"n": n}).values["c"] for n in (3, 4, 5, 7)] == [1, 1, 200, 200]
+    code, out, err = run(capsys, "solve", path, "--no-cache", "--question", "fitting")
+    assert code == 0 and "n = 9 " in out, err
+    code, out, err = run(capsys, "solve", path, "--no-cache", "--question", "fitting", "--given", "m=6")
+    assert code == 2 and "no n meets" in err
+    assert run(capsys, "build", path, "--out", tmp_path, "--format", "py")[0] == 0
+    module = load(tmp_path / "nested_if_condition.py")
+    assert [module.solve(n=n).c for n in (3, 5)] == [1, 200] and module.fitting() == 9
+    assert time.perf_counter() - start < 30
+
+
+def test_loading_that_runs_out_of_time_names_the_budget_and_the_expression(capsys, monkeypatch, tmp_path):
+    from chainc.expr_calls import Calls
+
+    def forever(self, node, args):
+        while True:
+            time.sleep(0.01)
+
+    monkeypatch.setattr(Calls, "call_if", forever)
+    monkeypatch.setenv("CHAINC_MAX_SOLVE_SECONDS", "1")
+    path = tmp_path / "slow.yaml"
+    path.write_text("name: slow\ntitle: Slow to load\nvariables:\n  x: {}\n  y: {value: 2}\nequations:\n  - x = if(y > 1, y, 1)\n")
+    code, out, err = run(capsys, "solve", path, "--no-cache")
+    assert_located_error(code, out, err, path, 7, 9, "loading the model took more than the solve_seconds limit of 1 s", "CHAINC_MAX_SOLVE_SECONDS")
 
 
 @pytest.mark.slow
