@@ -146,14 +146,17 @@ def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None
             raise LimitError(f"question {q.name}: the search for {q.find} stopped at {q.find} = {B.count(x / exact(model.variables[q.find].factor))}: {e.message}", q.loc, e.hint) from None
         except SolveError:
             return False
-        for div, when in rule.guards:  # a division the condition writes (SymPy may have cancelled it) is by zero: an error, not a no
-            if evaluate(when, values) and evaluate(div, values) == 0:
-                shown = shown_values(P.refs(div), values, rule.at.domains)
-                raise SolveError(f"division by zero in question {q.name}: {q.condition_text}" + (f" ({shown})" if shown else ""), q.loc, f"the divisor {P.text(div)} is 0 here")
+        site, expr = P.Site(q.loc, f"question {q.name}: {q.condition_text}"), rule.condition
         try:
-            return bool(evaluate(rule.condition, values))
-        except (ArithmeticError, ValueError, TypeError) as e:
-            raise located(P.Site(q.loc, f"question {q.name}: {q.condition_text}"), e, rule.condition, values, rule.at.domains) from None
+            for div, when in rule.guards:  # a division the condition writes (SymPy may have cancelled it) is by zero: an error, not a no
+                if evaluate(expr := when, values) and evaluate(expr := div, values) == 0:
+                    break
+            else:
+                return bool(evaluate(expr := rule.condition, values))
+        except (ArithmeticError, ValueError, TypeError) as e:  # a guard's own operations fail as the condition's would
+            raise located(site, e, expr, values, rule.at.domains) from None
+        shown = shown_values(P.refs(div), values, rule.at.domains)
+        raise SolveError(f"division by zero in {site.what}" + (f" ({shown})" if shown else ""), q.loc, f"the divisor {P.text(div)} is 0 here")
 
     if parts:
         return _combined(model, rule, at, feasible, d, parts)

@@ -125,7 +125,9 @@ def _shown(x) -> str:
     if isinstance(x, complex):
         return f"{x.real:.6g}{x.imag:+.6g}j"
     try:
-        return f"{float(x) + 0.0:.6g}"  # + 0.0: no "-0"
+        text = f"{float(x) + 0.0:.6g}"  # + 0.0: no "-0"
+        whole = text.lstrip("-").isdigit()
+        return f"{float(x) + 0.0:.15g}" if whole and x % 1 else text  # 730965.3 is not "730965" where wholeness matters
     except OverflowError:
         n = abs(int(x))
         e = int(math.log10(n))
