@@ -182,7 +182,9 @@ class Calls:
         self.want_number(node.args[2], b)
         if not same_dim(a.dim, b.dim):
             raise UnitError(f"if() branches differ: {dim_str(a.dim)} and {dim_str(b.dim)}", self.loc(node), "both branches need the same dimension", dim_str(a.dim), dim_str(b.dim))
-        return Term(sp.Piecewise((a.expr, cond.expr), (b.expr, True), evaluate=not cond.expr.has(sp.Piecewise)), b.dim if a.dim is ANY else a.dim)
+        # SymPy's collapse of a condition over an if(), a sum or a product can run for ever (Piecewise.eval rebuilds itself)
+        collapse = not cond.expr.has(sp.Piecewise, sp.Sum, sp.Product)
+        return Term(sp.Piecewise((a.expr, cond.expr), (b.expr, True), evaluate=collapse), b.dim if a.dim is ANY else a.dim)
 
     # --- guards -------------------------------------------------------------------
     def want_number(self, node: ast.AST, term: Term) -> None:

@@ -40,6 +40,7 @@ def assert_good_error(e: ChaincError, loaded: bool) -> None:
     """A load error is located and hinted; every error renders as printable, encodable text."""
     text = e.render()
     text.encode("utf-8")  # a lone surrogate here would crash the terminal's encoder
+    assert "solve_seconds limit" not in text, f"a small model ran out of the time budget (a time bomb): {text}"
     if not loaded:
         assert e.loc is not None and e.loc.line >= 1, f"load error without a line: {text}"
         assert e.hint, f"load error without a hint: {text}"

@@ -127,9 +127,11 @@ def render(fields: dict[str, str] | None = None) -> str:
 @pytest.fixture(scope="module", autouse=True)
 def _small_sums():
     """Sums of at most 10,000 terms (the default is a million): the fuzz is about syntax and errors, and a bound it writes
-    (range(p, n) inside p's own equation, searched over p) could otherwise take a minute of summing per example."""
+    (range(p, n) inside p's own equation, searched over p) could otherwise take a minute of summing per example.
+    A time budget of 30 s: an example that needs it fails (assert_good_error), and soon, shrinking included."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CHAINC_MAX_SUM_TERMS", "10000")
+        mp.setenv("CHAINC_MAX_SOLVE_SECONDS", "30")
         yield
 
 
@@ -359,6 +361,7 @@ def constructs(draw) -> dict:
 @given(fields=constructs())
 @example(fields={"condition2": '"if(p > sum(0 for k in range(p)), 0, 1 / n) <= 0"'})  # a guard's sum bound is not whole: a traceback once
 @example(fields={"condition": '"if(if(5 > o.m, 2, 1) > prod(1 for k in range(4)), 1, 2) <= 3"'})  # SymPy's Piecewise hung loading it
+@example(fields={"equation_s": '"s = x * sum(if(-3 > sum(sum(1 for a in range(5, 4)) for b in range(1)), n, factorial(p)) for k in range(2))"'})  # so did this
 def test_generated_construct_syntax(fuzz_project, fuzz_clock, fields):
     path = fuzz_project.root / "models" / "fuzz.yaml"
     timed("test_generated_construct_syntax", repr(fields), lambda: load_solve_ask(fuzz_project, path, render(fields)))
