@@ -1,7 +1,7 @@
 """The random chains' workbook, for tests/test_agreement*.py: which chains it prints, and its cells against the solver.
 
 `workbook_sample` draws chains the Excel backend prints; what it may refuse is decided in one
-place, `workbook_builds` (REFUSED_NESTING: an inner sum that reads an enclosing sum's index);
+place, `workbook_builds` (REFUSED_NESTING: a grid of sums inside a grid, or of a product);
 `live_point` and `compare_live` check a recalculated workbook with typed-in inputs.
 """
 
@@ -44,25 +44,31 @@ def workbook_sample(chain_project: Project, out: Path, size: int) -> list[Accept
     return sample
 
 
-# The workbook prints a sum inside another one's terms only where the inner sum reads none of the enclosing
-# sums' indices (a formula holds one array of terms). Where it reads one, the build must refuse with exactly
-# this located error, and the modules are still compared. Set to None once the workbook prints them all.
-REFUSED_NESTING = "a sum or product whose bounds or terms read an enclosing sum's index (a formula holds one array of terms)"
+# The workbook prints a sum inside another one's terms as a grid where it reads the enclosing index (one row
+# per outer term): a formula has two axes, so a grid inside a grid, or a grid of a product, is refused with
+# exactly this located error, and the modules are still compared.
+REFUSED_NESTING = "whose terms read their own index and an enclosing sum's (a formula holds a grid of terms at most)"
 
 
-def reads_an_enclosing_index(e, enclosing: frozenset = frozenset()) -> bool:
-    """A SymPy sum or product inside another one whose bounds or terms read an enclosing one's index.
+def refused_grid(e, enclosing: frozenset = frozenset(), axes: int = 0) -> bool:
+    """A SymPy sum or product the workbook cannot lay out: its bounds or terms read an enclosing index and its terms
+    its own, inside a grid already or as a product (the printer's rule, on SymPy's tree).
 
     SymPy merges a sum of a sum into one node with several limits (innermost first): each limit is one level.
     """
     if isinstance(e, (sp.Sum, sp.Product)):
         inside = set(enclosing)
         for i in reversed(range(len(e.limits))):
-            if inside and type(e)(e.function, *e.limits[: i + 1]).free_symbols & inside:
+            index = e.limits[i][0]
+            body = type(e)(e.function, *e.limits[:i]) if i else e.function
+            reads = bool(type(e)(e.function, *e.limits[: i + 1]).free_symbols & inside)
+            grid = reads and index in body.free_symbols
+            if grid and (axes > 1 or isinstance(e, sp.Product)):
                 return True
-            inside.add(e.limits[i][0])
-        return reads_an_enclosing_index(e.function, frozenset(inside))
-    return any(reads_an_enclosing_index(x, enclosing) for x in e.args)
+            axes = axes + 1 if grid else axes if reads else 1
+            inside.add(index)
+        return refused_grid(e.function, frozenset(inside), axes)
+    return any(refused_grid(x, enclosing, axes) for x in e.args)
 
 
 def nests_an_outer_index(model) -> bool:
@@ -70,7 +76,7 @@ def nests_an_outer_index(model) -> bool:
     exprs = [x for eq in model.equations for x in (eq.lhs, eq.rhs)]
     exprs += [x for t in model.tables.values() for x in (t.rows, *(c.expr for c in t.columns))]
     exprs += [q.condition for q in model.questions.values()]
-    return any(reads_an_enclosing_index(x) for x in exprs)
+    return any(refused_grid(x) for x in exprs)
 
 
 def workbook_builds(project: Project, a: Accepted) -> bool:

@@ -70,6 +70,7 @@ class Printer:
         self.missing: list[str] = []
         self.terms = 0  # > 0 inside a sum's body, where a formula is an array (one value per term)
         self.indices: list[str] = []  # the indices of the sums around the formula being printed
+        self.axes = 0  # the array's axes there: 1 inside a sum's terms, 2 inside a grid's (a sum reading the one around)
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -227,24 +228,34 @@ class Printer:
         return Prod(c, [out])
 
     def _Sum(self, e):
-        """SUMPRODUCT over the rows 1..n of ROW(INDIRECT("1:"&n)), n = hi - lo + 1; the index is row + lo - 1."""
-        if P.refs(e) & set(self.indices):  # one that does not is one number per term of the outer sum
-            return self._problem("a sum or product whose bounds or terms read an enclosing sum's index (a formula holds one array of terms)")
+        """SUMPRODUCT over the rows 1..n of ROW(INDIRECT("1:"&n)), n = hi - lo + 1; the index is row + lo - 1.
+
+        A sum whose count or terms read an enclosing sum's index, and whose terms read its own, is a grid
+        (xl.Series.width): the enclosing index down a column, its own along a row. A formula has two axes,
+        so a grid inside a grid is refused, and so is a grid of a product (no function multiplies a row).
+        """
+        grid = bool(P.refs(e) & set(self.indices)) and e.index in P.refs(e.body)
+        if grid and (self.axes > 1 or e.kind != "sum"):
+            what = "a product" if e.kind != "sum" else "a sum inside two enclosing sums"
+            return self._problem(f"{what} whose terms read their own index and an enclosing sum's (a formula holds a grid of terms at most)")
         count = self._node(self._conv(P.Add((e.hi, P.Mul((P.Num(Fraction(-1)), e.lo)), P.Num(Fraction(1))))))
-        rows = xl.Index(e.index, xl.fn("ROW", xl.fn("INDIRECT", xl.op("&", xl.Str("1:"), count))))
+        width = xl.fn("MAX", count) if grid else None
+        rows = xl.fn("ROW", xl.fn("INDIRECT", xl.op("&", xl.Str("1:"), width if grid else count)))
+        rows = xl.Index(e.index, xl.fn("TRANSPOSE", rows) if grid else rows)
         row = e.index + "#row"
         index = Inline(P.Add((P.Ref(row), e.lo, P.Num(Fraction(-1)))))  # printed in place, so lo - 1 folds away
         outer = self.resolve
         self.resolve = lambda name: (rows, Fraction(1)) if name == row else (index, 1) if name == e.index else outer(name)
-        terms, self.terms = self.terms, 1
+        terms, axes = self.terms, self.axes
+        self.terms, self.axes = 1, (axes + 1 if grid else 1 if not P.refs(e) & set(self.indices) else axes)
         self.indices.append(e.index)
         try:
             body = self._node(self._conv(e.body))
         finally:
-            self.resolve, self.terms = outer, terms
+            self.resolve, self.terms, self.axes = outer, terms, axes
             self.indices.pop()
         if e.index in P.refs(e.body):
-            return Prod(Fraction(1), [xl.Series(e.kind, rows, count, body)])
+            return Prod(Fraction(1), [xl.Series(e.kind, rows, count, body, width)])
         if e.kind == "sum":  # SUMPRODUCT of one number is that number: n terms of it are n times it
             return Prod(Fraction(1), [xl.fn("IF", xl.op("<", count, xl.number(1)), xl.number(0), xl.op("*", count, body))])
         return Prod(Fraction(1), [xl.fn("IF", xl.op("<", count, xl.number(1)), xl.number(1), xl.op("^", body, count))])

@@ -16,7 +16,10 @@ A finite sum is a `Series` over an `Index`: printed as
 ``SUMPRODUCT(body)`` in which the index k is ``ROW(INDIRECT("1:"&n))+lo-1``
 (SUMPRODUCT evaluates its argument as an array, in Excel and LibreOffice alike;
 a product is ``SUMPRODUCT(PRODUCT(body))``), behind ``IF(n<1, 0 or 1, ...)``
-because an empty row range is ``#REF!``.
+because an empty row range is ``#REF!``. A sum inside another whose count or terms read
+the outer index has a grid of terms: its index runs along a row,
+``TRANSPOSE(ROW(INDIRECT("1:"&w)))`` with w the largest count, terms past a row's own
+count are 0, and ``MMULT`` by a column of ones sums each row.
 """
 
 from __future__ import annotations
@@ -104,12 +107,17 @@ class Index:
 
 @dataclass(frozen=True, slots=True)
 class Series:
-    """sum/prod of `body` over the term numbers `index` = 1..count (count = hi - lo + 1)."""
+    """sum/prod of `body` over the term numbers `index` = 1..count (count = hi - lo + 1).
+
+    width: for a sum inside another whose count or terms read the outer index, the most terms of any outer
+    term (MAX of the counts): its terms are a grid, one row per outer term, one column per term of its own.
+    """
 
     kind: str
     index: Index
     count: object
     body: object
+    width: object = None
 
 
 TRUE, FALSE = Lit(True, "TRUE"), Lit(False, "FALSE")
@@ -203,6 +211,10 @@ def _print(node) -> tuple[str, int]:
         return node.text, ATOM
     if t is Index:
         return _print(node.rows)
+    if t is Series and node.width is not None:  # the grid's rows summed (MMULT by a column of ones): one sum per outer term
+        ones = Op("^", Fn("ROW", (Fn("INDIRECT", (Op("&", Str("1:"), node.width),)),)), Lit(0.0, "0"))
+        grid = Fn("IF", (Op("<=", node.index, node.count), node.body, Lit(0.0, "0")))
+        return _print(Fn("IF", (Op("<", node.width, Lit(1.0, "1")), Lit(0.0, "0"), Fn("MMULT", (grid, ones)))))
     if t is Series:
         inner = node.body if node.kind == "sum" else Fn("PRODUCT", (node.body,))
         empty = Lit(0.0, "0") if node.kind == "sum" else Lit(1.0, "1")
