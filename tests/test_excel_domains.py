@@ -61,6 +61,21 @@ def test_a_value_outside_its_domain_is_an_error_with_its_reason(project, unstabl
 
 
 @pytest.mark.parametrize("program", ["LibreOffice", "Gnumeric"])
+def test_a_check_at_its_own_inputs_has_no_value_where_the_solver_refuses_them(project, unstable, program):
+    """The card's check at servers = 49 runs in helper columns with the reader's arrival_rate: 96 erlangs on 49 servers is no
+    queue, and the solver refuses it; the check's cell is #N/A and says why, never the mean wait of -129.6 s it showed."""
+    man, books = unstable
+    with pytest.raises(SolveError, match="outside its domain"):
+        solve(project.model("erlang-c"), {"arrival_rate": 24, "servers": 49}, project=project)
+    k = next(i for i, c in enumerate(project.model("erlang-c").checks) if dict(c.given).get("servers") is not None)
+    sheet, coord = man.cells[("erlang-c", "check", k, "mean_wait")]
+    ws = books[program][sheet]
+    assert ws[coord].value == "#N/A", (program, ws[coord].value)
+    assert ws["F" + coord[1:]].value == "FAIL"
+    assert ws["G" + coord[1:]].value.endswith("no value at these inputs, a value leaves its domain or a divisor is 0 (the solver refuses them)")
+
+
+@pytest.mark.parametrize("program", ["LibreOffice", "Gnumeric"])
 def test_a_question_without_a_closed_form_is_searched_live(project, unstable, program):
     """fewest_servers has no closed-form boundary: its search is laid out in rows, so at 24 per minute it follows: 103, as the solver says."""
     from chainc import ask

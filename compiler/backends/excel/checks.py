@@ -51,7 +51,11 @@ def write_checks(chain, row: int) -> int:
 
 
 def _scope(chain, o, row: int):
-    """The scope a check's values come from: the sheet's, or its program at its givens in helper columns (None: not live)."""
+    """The scope a check's values come from: the sheet's, or its program at its givens in helper columns (None: not live).
+
+    In helper columns, the conditions the solver would stop on (a value outside its domain, a zero divisor) are
+    `scope.valid`: where one fails, at the givens and what the reader typed, the check has no value (#N/A).
+    """
     check = o.check
     if not check.given or check.question:
         return chain.scope
@@ -65,12 +69,34 @@ def _scope(chain, o, row: int):
         r, c, ref = target.place(n, n, True)
         chain.sheet.number(r, c, _display(v, f))
         scope.slots[n] = (xl.Cell(ref, _display(v, f)), f)
+    emitter = Emitter(chain.sheet, program, scope, target, chain.factor, o.solution.values if o.solution is not None else None, formats=chain.formats)
     try:
-        Emitter(chain.sheet, program, scope, target, chain.factor, o.solution.values if o.solution is not None else None, formats=chain.formats).run()
+        emitter.run()
     except NotLive:
         return None
+    valid = _all(emitter.oks)
+    if valid is not None:  # one helper cell the check's cells read
+        r, c, ref = target.place("#valid", "valid", True)
+        chain.sheet.formula(r, c, valid, True, BOOLEAN_FORMAT)
+        scope.valid = xl.Cell(ref, True)
     chain.helper_columns = max(getattr(chain, "helper_columns", HELPER_COL), target.col)
     return scope
+
+
+def _all(conditions: list):
+    """AND of the conditions, in groups (Excel takes 255 arguments); None for none."""
+    while len(conditions) > 1:
+        conditions = [c[0] if len(c) == 1 else xl.fn("AND", *c) for c in (conditions[i : i + 200] for i in range(0, len(conditions), 200))]
+    return conditions[0] if conditions else None
+
+
+def _valid(scope, node, about: str):
+    """A check's value in helper columns: #N/A where the solver stops at those inputs; the about text says so."""
+    valid = getattr(scope, "valid", None) if scope is not None else None
+    if valid is None or node is None:
+        return node, xl.Str(about)
+    why = f"{about}: no value at these inputs, a value leaves its domain or a divisor is 0 (the solver refuses them)"
+    return xl.fn("IF", valid, node, xl.fn("NA")), xl.fn("IF", xl.fn("IFERROR", valid, xl.FALSE), xl.Str(about), xl.Str(why))
 
 
 def _check(chain, k: int, o, row: int) -> int:
@@ -100,6 +126,7 @@ def _check(chain, k: int, o, row: int) -> int:
             node = None
         else:
             node = scope.resolve(e.name)[0]
+        node, about_node = _valid(scope, node, about)
         if node is None:
             where = f"question {check.question}" if check.question else e.name
             sh.fixed(row, 2, cached, fmt, f"{where} at {at}: the compiler's value at build time; set those inputs on this sheet to see it live.")
@@ -126,7 +153,7 @@ def _check(chain, k: int, o, row: int) -> int:
         tol.alignment = Alignment(horizontal="left")
         sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own)
         chain.book.manifest.cells[(m.name, "status", k, e.name)] = (title, f"F{row}")
-        sh.long(row, 7, 13, about)
+        _about(sh, row, about, about_node)
         row += 1
     if check.that is not None:
         row = _that(chain, k, o, scope, row, own, hardware, about, at)
@@ -203,7 +230,7 @@ def _that(chain, k: int, o, scope, row: int, own, hardware: str, about: str, at:
                 node = xl.Cell(f"$B{row}", holds)
             else:
                 pr = chain.printer(scope)
-                node = pr.condition(rel, approx_eq=True)
+                node, about_node = _valid(scope, pr.condition(rel, approx_eq=True), about)
                 chain.report_problems(pr, P.Site(o.check.loc, f"check: {o.check.that_text}"))
                 sh.formula(row, 2, node, holds, BOOLEAN_FORMAT)
                 node = xl.Cell(f"$B{row}", xlcalc.value(node))
@@ -213,7 +240,8 @@ def _that(chain, k: int, o, scope, row: int, own, hardware: str, about: str, at:
         else:
             unit, f = _unit(m, chain, rel)
             pr = chain.printer(scope)
-            left, right = pr.value(rel.left, f), pr.value(rel.right, f)
+            left, about_node = _valid(scope, pr.value(rel.left, f), about)
+            right = _valid(scope, pr.value(rel.right, f), about)[0]
             chain.report_problems(pr, P.Site(o.check.loc, f"check: {o.check.that_text}"))
             sides = o.that_sides if len(parts) == 1 and o.that_sides is not None else (None, None)
             if len(parts) == 1 and isinstance(lower.expr(o.check.that), P.Cmp) and lower.expr(o.check.that).left != rel.left:
@@ -237,9 +265,19 @@ def _that(chain, k: int, o, scope, row: int, own, hardware: str, about: str, at:
         chain.book.manifest.cells[(m.name, "that", k, j)] = (title, f"B{row}")
         sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own)
         chain.book.manifest.cells[(m.name, "status", k, key)] = (title, f"F{row}")
-        sh.long(row, 7, 13, about if j == 0 else "", font=None)
+        if j == 0:
+            _about(sh, row, about, about_node if scope is not None else xl.Str(about))
+        else:
+            sh.long(row, 7, 13, "", font=None)
         row += 1
     return row
+
+
+def _about(sh, row: int, about: str, node) -> None:
+    """The check's about text, merged and wrapped; a formula where it says why the check has no value."""
+    sh.long(row, 7, 13, about)
+    if not isinstance(node, xl.Str):
+        sh.formula(row, 7, node, about)
 
 
 def hide_helpers(chain) -> None:
