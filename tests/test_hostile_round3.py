@@ -213,6 +213,20 @@ def test_generated_python_nests_sums(modules):
             assert getattr(got, name)[i] == pytest.approx(want, rel=1e-14), (name, n)
 
 
+def test_generated_modules_have_the_time_budget(modules, monkeypatch):
+    """A public function's call has solve_seconds (60 s) by default; a sum past its budget stops the call, naming the limit.
+    Each call starts its own budget; _Budget.seconds = 0 has run out at the first sum."""
+    for name in ("nested_sum_constant_inner.py", "nested_sum_constant_inner_np.py"):
+        module = load(modules / name)
+        assert module._Budget.seconds == 60
+        monkeypatch.setattr(module._Budget, "seconds", 0)
+        with pytest.raises(module.ChainError, match=r"^the call took more than the solve_seconds limit of 0 s") as e:
+            module.solve(n=10)
+        assert e.value.kind == "limit" and "_Budget.seconds" in e.value.hint
+        monkeypatch.setattr(module._Budget, "seconds", 60)
+        assert int(module.solve(n=10).s) == 450
+
+
 def test_generated_modules_refuse_what_is_not_a_number(modules):
     plain, vector = load(modules / "nested_sum_constant_inner.py"), load(modules / "nested_sum_constant_inner_np.py")
     for bad in ("10", True, [10]):

@@ -147,7 +147,7 @@ def test_every_limit_is_documented_with_its_default_and_setting():
     import inspect
     import re
 
-    from chainc.backends.python.helpers import _terms
+    from chainc.backends.python.helpers import _Budget, _terms
     from tests.conftest import ROOT
 
     rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z_]+)` \|.*$", (ROOT / "docs" / "security.md").read_text(encoding="utf-8"), re.M)}
@@ -158,6 +158,7 @@ def test_every_limit_is_documented_with_its_default_and_setting():
         assert cells[2] in (f"`{limit.env}`", "fixed", "`max_rows:` on the table"), name
         assert (cells[2] == f"`{limit.env}`") == (limit.env is not None), name
     assert inspect.signature(_terms).parameters["most"].default == LIMITS["sum_terms"].default  # the generated modules' copy
+    assert _Budget.seconds == LIMITS["solve_seconds"].default  # and of the time budget
 
 
 def test_each_limit_has_one_row():

@@ -19,6 +19,8 @@ catalog values are in the catalog's field units. Inside, values are in base unit
 from __future__ import annotations
 
 import math
+import threading
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -67,6 +69,7 @@ def solve(*, arrival_rate: float = 12, service_time: float = 240, servers: float
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
+    _begin()
     arrival_rate = _number(arrival_rate, "arrival_rate") / 60
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate * 60, "given", "arrival_rate", "request/min", False, "positive", ("positive", None, None))
@@ -119,6 +122,7 @@ def fewest_servers(*, arrival_rate: float = 12, service_time: float = 240, wait_
         ChainError: an input outside its domain, no servers meets the condition (the message quotes the numbers at the limit),
         or there is no smallest one.
     """
+    _begin()
     arrival_rate = _number(arrival_rate, "arrival_rate") / 60
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate * 60, "given", "arrival_rate", "request/min", False, "positive", ("positive", None, None))
@@ -155,6 +159,7 @@ def max_arrival_rate(*, service_time: float = 240, servers: float = 55, wait_tar
         ChainError: an input outside its domain, no arrival_rate meets the condition (the message quotes the numbers at the limit),
         or there is no largest one.
     """
+    _begin()
     service_time = _number(service_time, "service_time")
     if not service_time > 0:
         _require(service_time, service_time, "given", "service_time", "s", False, "positive", ("positive", None, None))
@@ -1071,11 +1076,38 @@ def _whole(x) -> int:
     return n
 
 
+class _Budget:
+    """A public function's time budget, per thread: chainc's solve_seconds default (set _Budget.seconds to change it).
+
+    Every loop of a module is bounded by a limit, and only sums make one step long: _terms checks the clock.
+    """
+
+    seconds = 60
+    ends: dict = {}
+
+
+def _begin() -> None:
+    """A public function starts: its budget runs from now."""
+    _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _tick() -> None:
+    """Raise the limit's error once the budget of the call in this thread has run out."""
+    end = _Budget.ends.get(threading.get_ident())
+    if end is not None and time.monotonic() > end:
+        raise ChainError(
+            f"the call took more than the solve_seconds limit of {_Budget.seconds:,} s",
+            "if the model is right, set _Budget.seconds of this module to more seconds, or compute it with chainc (CHAINC_MAX_SOLVE_SECONDS)",
+            "limit",
+        )
+
+
 def _terms(lo, hi, around=1, most: int = 1_000_000) -> range:
     """A sum's index values lo .. hi - 1: whole-number bounds, at most `most` of them (the solver's sum_terms limit).
 
     around: the terms of the sums around this one (their counts multiplied): a nested sum counts its terms that many times.
     """
+    _tick()
     lo, hi = _whole(lo), _whole(hi)
     if (hi - lo) * around > most:
         times = f", {around:,} times over (the sums around it)" if around > 1 else ""

@@ -14,6 +14,8 @@ catalog values are in the catalog's field units. Inside, values are in base unit
 from __future__ import annotations
 
 import math
+import threading
+import time
 from dataclasses import dataclass
 
 __all__ = [
@@ -144,6 +146,7 @@ def solve(
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
+    _begin()
     try:
         _gpu = GPUS[gpu]
         gpu_memory = _gpu["memory"] * 8000000000
@@ -231,6 +234,7 @@ def max_batch(
         ChainError: an input outside its domain, no batch meets the condition (the message quotes the numbers at the limit),
         or there is no largest one.
     """
+    _begin()
     try:
         _gpu = GPUS[gpu]
         gpu_memory = _gpu["memory"] * 8000000000
@@ -303,6 +307,7 @@ def fitting_batch_latency(
         ChainError: an input outside its domain, no batch meets the condition (the message quotes the numbers at the limit),
         or there is no largest one.
     """
+    _begin()
     try:
         _gpu = GPUS[gpu]
         gpu_memory = _gpu["memory"] * 8000000000
@@ -375,6 +380,7 @@ def fitting_batch_memory(
         ChainError: an input outside its domain, no batch meets the condition (the message quotes the numbers at the limit),
         or there is no largest one.
     """
+    _begin()
     try:
         _gpu = GPUS[gpu]
         gpu_memory = _gpu["memory"] * 8000000000
@@ -447,6 +453,7 @@ def fitting_batch(
         ChainError: an input outside its domain, no batch meets the condition (the message quotes the numbers at the limit),
         or there is no largest one.
     """
+    _begin()
     try:
         _gpu = GPUS[gpu]
         gpu_memory = _gpu["memory"] * 8000000000
@@ -1082,3 +1089,18 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
     return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+
+
+class _Budget:
+    """A public function's time budget, per thread: chainc's solve_seconds default (set _Budget.seconds to change it).
+
+    Every loop of a module is bounded by a limit, and only sums make one step long: _terms checks the clock.
+    """
+
+    seconds = 60
+    ends: dict = {}
+
+
+def _begin() -> None:
+    """A public function starts: its budget runs from now."""
+    _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds

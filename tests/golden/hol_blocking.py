@@ -17,6 +17,8 @@ catalog values are in the catalog's field units. Inside, values are in base unit
 from __future__ import annotations
 
 import math
+import threading
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
@@ -171,6 +173,7 @@ def solve(
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
+    _begin()
     try:
         _gpu = GPUS[gpu]
         gpu_flops_bf16 = _gpu["flops_bf16"] * 1000000000000
@@ -552,3 +555,18 @@ def _entry_error(kind: str, entries: dict, titles: dict, entry_id, fields: tuple
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             return ChainError(f"{title} has no value for {name}", f"its catalog entry marks it as not available; pick another {kind.upper()}")
     return ChainError(f"{title}: a catalog value is not a number", f"check {kind.upper()}S[{entry_id!r}]")
+
+
+class _Budget:
+    """A public function's time budget, per thread: chainc's solve_seconds default (set _Budget.seconds to change it).
+
+    Every loop of a module is bounded by a limit, and only sums make one step long: _terms checks the clock.
+    """
+
+    seconds = 60
+    ends: dict = {}
+
+
+def _begin() -> None:
+    """A public function starts: its budget runs from now."""
+    _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds

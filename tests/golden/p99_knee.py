@@ -15,6 +15,8 @@ catalog values are in the catalog's field units. Inside, values are in base unit
 from __future__ import annotations
 
 import math
+import threading
+import time
 from dataclasses import dataclass
 
 __all__ = ["ChainError", "Solution", "solve", "max_utilization"]
@@ -56,6 +58,7 @@ def solve(*, service_time: float = 66.5, p99_target: float = 1, percentile: floa
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
+    _begin()
     service_time = _number(service_time, "service_time") / 1000
     if not service_time > 0:
         _require(service_time, service_time * 1000, "given", "service_time", "ms", False, "positive", ("positive", None, None))
@@ -91,6 +94,7 @@ def max_utilization(*, service_time: float = 66.5, p99_target: float = 1, percen
         ChainError: an input outside its domain, no utilization meets the condition (the message quotes the numbers at the limit),
         or there is no largest one.
     """
+    _begin()
     service_time = _number(service_time, "service_time") / 1000
     if not service_time > 0:
         _require(service_time, service_time * 1000, "given", "service_time", "ms", False, "positive", ("positive", None, None))
@@ -500,3 +504,18 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
     return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+
+
+class _Budget:
+    """A public function's time budget, per thread: chainc's solve_seconds default (set _Budget.seconds to change it).
+
+    Every loop of a module is bounded by a limit, and only sums make one step long: _terms checks the clock.
+    """
+
+    seconds = 60
+    ends: dict = {}
+
+
+def _begin() -> None:
+    """A public function starts: its budget runs from now."""
+    _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds

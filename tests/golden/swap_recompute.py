@@ -15,6 +15,8 @@ catalog values are in the catalog's field units. Inside, values are in base unit
 from __future__ import annotations
 
 import math
+import threading
+import time
 from dataclasses import dataclass
 
 __all__ = ["ChainError", "GPU", "GPU_FLOPS_BF16", "GPUS", "LLM", "LLM_ATTENTION_FLOPS_PER_PAIR", "LLM_KV_BYTES_PER_TOKEN", "LLM_LINEAR_FLOPS_PER_TOKEN", "LLMS", "Solution", "solve"]
@@ -131,6 +133,7 @@ def solve(
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
+    _begin()
     try:
         _gpu = GPUS[gpu]
         gpu_flops_bf16 = _gpu["flops_bf16"] * 1000000000000
@@ -342,3 +345,18 @@ def _entry_error(kind: str, entries: dict, titles: dict, entry_id, fields: tuple
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             return ChainError(f"{title} has no value for {name}", f"its catalog entry marks it as not available; pick another {kind.upper()}")
     return ChainError(f"{title}: a catalog value is not a number", f"check {kind.upper()}S[{entry_id!r}]")
+
+
+class _Budget:
+    """A public function's time budget, per thread: chainc's solve_seconds default (set _Budget.seconds to change it).
+
+    Every loop of a module is bounded by a limit, and only sums make one step long: _terms checks the clock.
+    """
+
+    seconds = 60
+    ends: dict = {}
+
+
+def _begin() -> None:
+    """A public function starts: its budget runs from now."""
+    _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds

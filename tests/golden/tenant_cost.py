@@ -14,6 +14,8 @@ catalog values are in the catalog's field units. Inside, values are in base unit
 from __future__ import annotations
 
 import math
+import threading
+import time
 from dataclasses import dataclass
 
 __all__ = ["ChainError", "Solution", "solve"]
@@ -60,6 +62,7 @@ def solve(*, input_weight: float = 1, output_weight: float = 3, input_a: float =
     Raises:
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
+    _begin()
     input_weight = _number(input_weight, "input_weight")
     if not input_weight > 0:
         _require(input_weight, input_weight, "given", "input_weight", "1/token", False, "positive", ("positive", None, None))
@@ -207,3 +210,18 @@ def _outside(value, factor, name: str, unit: str, domain: str, where: str) -> Ch
         return _failed(e, name, where)
     shown = f"{name} = {_shown(value / factor)} {unit}".rstrip()
     return ChainError(f"{shown} is outside its domain ({domain})", f"from {where}; check the inputs")
+
+
+class _Budget:
+    """A public function's time budget, per thread: chainc's solve_seconds default (set _Budget.seconds to change it).
+
+    Every loop of a module is bounded by a limit, and only sums make one step long: _terms checks the clock.
+    """
+
+    seconds = 60
+    ends: dict = {}
+
+
+def _begin() -> None:
+    """A public function starts: its budget runs from now."""
+    _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds

@@ -33,6 +33,11 @@ class Arguments:
                 keywords.append(f"{mn.variables[n]}: {self.typ} = {number(exact(var.default) / exact(var.factor))}")
         return items + (["*", *keywords] if keywords else [])
 
+    def begin(self, out: Out) -> None:
+        """A public function's first statement: its time budget starts (helpers._Budget)."""
+        self.used.add("_begin")
+        out.emit("_begin()")
+
     def prologue(self, out: Out, mn: ModelNames, loc: Locals, known: list[str], arguments: set[str]) -> None:
         """Catalog values, imported values, then every known variable in base units and checked (model order)."""
         m = mn.model

@@ -9,6 +9,8 @@ a generated module (`_shown`, `_bracket_root`), hence the aliased imports.
 from __future__ import annotations
 
 import math
+import threading
+import time
 
 from ...runtime.answer import NoAnswer as _NoAnswer
 from ...runtime.answer import no_answer as _no_answer
@@ -134,11 +136,38 @@ def _whole(x) -> int:
     return n
 
 
+class _Budget:
+    """A public function's time budget, per thread: chainc's solve_seconds default (set _Budget.seconds to change it).
+
+    Every loop of a module is bounded by a limit, and only sums make one step long: _terms checks the clock.
+    """
+
+    seconds = 60
+    ends: dict = {}
+
+
+def _begin() -> None:
+    """A public function starts: its budget runs from now."""
+    _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _tick() -> None:
+    """Raise the limit's error once the budget of the call in this thread has run out."""
+    end = _Budget.ends.get(threading.get_ident())
+    if end is not None and time.monotonic() > end:
+        raise ChainError(
+            f"the call took more than the solve_seconds limit of {_Budget.seconds:,} s",
+            "if the model is right, set _Budget.seconds of this module to more seconds, or compute it with chainc (CHAINC_MAX_SOLVE_SECONDS)",
+            "limit",
+        )
+
+
 def _terms(lo, hi, around=1, most: int = 1_000_000) -> range:
     """A sum's index values lo .. hi - 1: whole-number bounds, at most `most` of them (the solver's sum_terms limit).
 
     around: the terms of the sums around this one (their counts multiplied): a nested sum counts its terms that many times.
     """
+    _tick()
     lo, hi = _whole(lo), _whole(hi)
     if (hi - lo) * around > most:
         times = f", {around:,} times over (the sums around it)" if around > 1 else ""

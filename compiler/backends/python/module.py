@@ -98,6 +98,7 @@ class Module(Arguments):
         body += ["", "Raises:", "    ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError)."]
         doc(out, "\n".join(docstring_text(b) for b in body))
         loc = Locals(mn.variables)
+        self.begin(out)
         self.prologue(out, mn, loc, known, set(given) | set(inputs))
         fn = self.ctx.program(program, f"solve_{mn.mid}" if not positional else f"query_{mn.mid}", mn)
         self.call_program(out, fn, program, loc)
@@ -156,7 +157,7 @@ class Module(Arguments):
         modules |= {u for u in self.used if u in ("math", "np")}
         lines = doc_lines(self.docstring())
         lines += ["", "from __future__ import annotations", ""]
-        std = [f"import {mod}" for mod in ("math",) if mod in modules] + ["from dataclasses import dataclass"]
+        std = [f"import {mod}" for mod in ("math", "threading", "time") if mod in modules] + ["from dataclasses import dataclass"]
         std += ["from fractions import Fraction"] if "fractions" in modules else []
         std += ["from typing import NamedTuple"] if m.tables else []
         lines += std

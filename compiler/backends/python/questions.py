@@ -71,6 +71,7 @@ def question_function(module, fname: str, asking) -> list[str]:
     ]
     doc(out, "\n".join(docstring_text(b) for b in body))
     loc = Locals(mn.variables)
+    module.begin(out)
     module.prologue(out, mn, loc, known, set(known))
     titles = tuple_text([f"_TITLES[{literal(k)}].get({k}, {k})" for k in mn.kinds()]) if mn.kinds() else "()"
     inputs = _rule_inputs(module, asking, known)

@@ -100,8 +100,9 @@ def sources(names: set[str]) -> tuple[list[str], set[str]]:
         source = catalog[n][0]
         if catalog[n][1] == "np":
             modules.add("np")
-        if "math." in source:
-            modules.add("math")
+        for mod in ("math", "threading", "time"):
+            if f"{mod}." in source:
+                modules.add(mod)
         if "Fraction" in _calls(source, {"Fraction"}):
             modules.add("fractions")
     return [catalog[n][0].strip("\n") for n in ordered], modules
