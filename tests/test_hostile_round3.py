@@ -9,6 +9,7 @@ The import chains and `chainc init` are in test_hostile_imports.py.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from pathlib import Path
@@ -291,6 +292,22 @@ def test_the_workbook_sums_inner_sums_that_read_the_outer_index_as_a_grid(tmp_pa
                 assert "#N/A" in rows[name] and any("outside its domain" in str(v) for v in rows[name]), (engine, name, rows[name])
             else:
                 assert any(isinstance(v, (int, float)) and v == pytest.approx(want, rel=1e-12) for v in rows[name][1:2]), (engine, name, n, rows[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("typed", [0, 2.5, "abc"])
+def test_a_typed_input_the_solver_refuses_gets_the_solvers_words(capsys, tmp_path, typed):
+    """0 is outside n's domain, 2.5 is not whole, "abc" is no number: the input's row says so as the solver does (it said
+    "must be a whole number and is outside its domain ... or not a number" of all three, and showed 0 as 0.00E+00)."""
+    path = CORPUS / "nested-sum-dependent.yaml"
+    if isinstance(typed, str):
+        want = f'given n = "{typed}" is not a number'
+    else:
+        code, out, err = run(capsys, "solve", path, "--no-cache", "--given", f"n={typed}")
+        want = re.search(r"error: (given n = .*)$", err.splitlines()[0]).group(1)
+        assert code == 2 and want in (f"given n = {typed} is outside its domain (positive integer)", f"given n = {typed} is not a whole number")
+    for engine, rows in typed_and_recalculated(tmp_path, path, "nested-sum-dependent", {"n": typed}).items():
+        assert rows["n"][1] == "#N/A" and any(str(v).startswith(want + ": type a") for v in rows["n"]), (engine, want, rows["n"])
 
 
 GRID_REFUSED = [

@@ -49,7 +49,8 @@ def text(s: str):
 def shown(node):
     """A number as the reason quotes it: 4 decimals in a readable range, else 3 significant digits."""
     mid = xl.fn("AND", xl.op(">=", xl.fn("ABS", node), xl.number(0.001)), xl.op("<", xl.fn("ABS", node), xl.number(10**6)))
-    return xl.fn("IF", mid, xl.op("&", xl.fn("ROUND", node, xl.number(4)), xl.Str("")), xl.fn("TEXT", node, xl.Str("0.00E+00")))
+    short = xl.op("&", xl.fn("ROUND", node, xl.number(4)), xl.Str(""))
+    return xl.fn("IF", xl.fn("OR", mid, xl.op("=", node, xl.number(0))), short, xl.fn("TEXT", node, xl.Str("0.00E+00")))
 
 
 def upstream(program: P.Program, name: str) -> list[str]:
@@ -98,10 +99,13 @@ def typed(tnode, dnode, dom: P.Domain, integer: bool, name: str, desc: str):
     used = xl.fn("IF", xl.op("=", tnode, xl.Str("")), dnode, xl.fn("IF", ok, tnode, xl.fn("NA")))
     bad = xl.fn("IF", xl.op("=", tnode, xl.Str("")), xl.FALSE, xl.fn("NOT", ok))
     unit = f" {dom.unit}" if dom.unit else ""
-    whole = " must be a whole number and" if integer and dom.factor == 1 else ""
-    why = xl.op(
-        "&",
-        xl.op("&", xl.Str(f"given {name} = "), xl.fn("IF", xl.fn("ISNUMBER", tnode), shown(tnode), tnode)),
-        text(f"{unit}:{whole} is outside its domain ({dom.text}) or not a number: type another value"),
+    outside = text(f" is outside its domain ({dom.text}): type another value")
+    if integer and dom.factor == 1:  # the solver's words: "is not a whole number" first, as it checks that first
+        outside = xl.fn("IF", xl.op("=", xl.fn("INT", tnode), tnode), outside, xl.Str(" is not a whole number: type another value"))
+    why = xl.fn(
+        "IF",
+        xl.fn("ISNUMBER", tnode),
+        xl.op("&", xl.op("&", xl.Str(f"given {name} = "), shown(tnode)), xl.op("&", xl.Str(unit), outside)) if unit else xl.op("&", xl.op("&", xl.Str(f"given {name} = "), shown(tnode)), outside),
+        xl.op("&", xl.op("&", xl.Str(f'given {name} = "'), tnode), xl.Str('" is not a number: type a number')),
     )
     return used, xl.fn("IF", bad, why, text(desc)), bad
