@@ -74,20 +74,13 @@ def _scope(chain, o, row: int):
         emitter.run()
     except NotLive:
         return None
-    valid = _all(emitter.oks)
+    valid = xl.all_of(emitter.oks)
     if valid is not None:  # one helper cell the check's cells read
         r, c, ref = target.place("#valid", "valid", True)
         chain.sheet.formula(r, c, valid, True, BOOLEAN_FORMAT)
         scope.valid = xl.Cell(ref, True)
     chain.helper_columns = max(getattr(chain, "helper_columns", HELPER_COL), target.col)
     return scope
-
-
-def _all(conditions: list):
-    """AND of the conditions, in groups (Excel takes 255 arguments); None for none."""
-    while len(conditions) > 1:
-        conditions = [c[0] if len(c) == 1 else xl.fn("AND", *c) for c in (conditions[i : i + 200] for i in range(0, len(conditions), 200))]
-    return conditions[0] if conditions else None
 
 
 def _valid(scope, node, about: str):
@@ -223,6 +216,7 @@ def _that(chain, k: int, o, scope, row: int, own, hardware: str, about: str, at:
     for j, (rel, text) in enumerate(parts):
         sh.text(row, 1, text, font=BOLD)
         key = "that" if len(parts) == 1 else f"that{j + 1}"
+        about_node = xl.Str(about)  # a formula where the helper columns' inputs can leave a domain (_valid)
         if scope is None or not isinstance(rel, P.Cmp):
             holds = bool(o.that_ok) if len(parts) == 1 else None
             if scope is None:
@@ -266,7 +260,7 @@ def _that(chain, k: int, o, scope, row: int, own, hardware: str, about: str, at:
         sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own)
         chain.book.manifest.cells[(m.name, "status", k, key)] = (title, f"F{row}")
         if j == 0:
-            _about(sh, row, about, about_node if scope is not None else xl.Str(about))
+            _about(sh, row, about, about_node)
         else:
             sh.long(row, 7, 13, "", font=None)
         row += 1

@@ -99,13 +99,13 @@ def typed(tnode, dnode, dom: P.Domain, integer: bool, name: str, desc: str):
     used = xl.fn("IF", xl.op("=", tnode, xl.Str("")), dnode, xl.fn("IF", ok, tnode, xl.fn("NA")))
     bad = xl.fn("IF", xl.op("=", tnode, xl.Str("")), xl.FALSE, xl.fn("NOT", ok))
     unit = f" {dom.unit}" if dom.unit else ""
-    outside = text(f" is outside its domain ({dom.text}): type another value")
+    outside = text(f"{unit} is outside its domain ({dom.text}): type another value")
     if integer and dom.factor == 1:  # the solver's words: "is not a whole number" first, as it checks that first
-        outside = xl.fn("IF", xl.op("=", xl.fn("INT", tnode), tnode), outside, xl.Str(" is not a whole number: type another value"))
+        outside = xl.fn("IF", xl.op("=", xl.fn("INT", tnode), tnode), outside, xl.Str(f"{unit} is not a whole number: type another value"))
     why = xl.fn(
         "IF",
         xl.fn("ISNUMBER", tnode),
-        xl.op("&", xl.op("&", xl.Str(f"given {name} = "), shown(tnode)), xl.op("&", xl.Str(unit), outside)) if unit else xl.op("&", xl.op("&", xl.Str(f"given {name} = "), shown(tnode)), outside),
+        xl.op("&", xl.op("&", xl.Str(f"given {name} = "), shown(tnode)), outside),
         xl.op("&", xl.op("&", xl.Str(f'given {name} = "'), tnode), xl.Str('" is not a number: type a number')),
     )
     return used, xl.fn("IF", bad, why, text(desc)), bad

@@ -234,7 +234,8 @@ class Printer:
         (xl.Series.width): the enclosing index down a column, its own along a row. A formula has two axes,
         so a grid inside a grid is refused, and so is a grid of a product (no function multiplies a row).
         """
-        grid = bool(P.refs(e) & set(self.indices)) and e.index in P.refs(e.body)
+        reads = bool(P.refs(e) & set(self.indices))  # an enclosing sum's index: its count or terms vary with it
+        grid = reads and e.index in P.refs(e.body)
         if grid and (self.axes > 1 or e.kind != "sum"):
             what = "a product" if e.kind != "sum" else "a sum inside two enclosing sums"
             return self._problem(f"{what} whose terms read their own index and an enclosing sum's (a formula holds a grid of terms at most)")
@@ -247,7 +248,7 @@ class Printer:
         outer = self.resolve
         self.resolve = lambda name: (rows, Fraction(1)) if name == row else (index, 1) if name == e.index else outer(name)
         terms, axes = self.terms, self.axes
-        self.terms, self.axes = 1, (axes + 1 if grid else 1 if not P.refs(e) & set(self.indices) else axes)
+        self.terms, self.axes = 1, (axes + 1 if grid else axes if reads else 1)
         self.indices.append(e.index)
         try:
             body = self._node(self._conv(e.body))

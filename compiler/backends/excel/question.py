@@ -197,7 +197,7 @@ class QuestionCells:
         em = Emitter(self.sheet, s.boundary, scope, target, self.chain.factor, values, formats=self.chain.formats)
         em.run()
         bcell = scope.slots[self.q.find][0]
-        oks = xl.fn("AND", *em.oks) if em.oks else xl.TRUE
+        oks = xl.all_of(em.oks, xl.TRUE)
         r = target.row
         has_b = xl.fn("IF", xl.fn("ISNUMBER", bcell), xl.fn("IFERROR", oks, xl.FALSE), xl.FALSE)
         self.sheet.text(r, 1, "has a boundary", font=GREY_FONT)
@@ -225,8 +225,7 @@ class QuestionCells:
             else:
                 node = pr.value(side)
             sides.append(em.put(key, key, node))
-        oks = em.oks
-        ok = em.put("ok", "ok", xl.fn("IFERROR", xl.fn("AND", *oks), xl.FALSE) if oks else xl.TRUE)
+        ok = em.put("ok", "ok", xl.fn("IFERROR", xl.all_of(em.oks), xl.FALSE) if em.oks else xl.TRUE)
         cond = pr.condition(self.shape.condition)
         feasible = em.put("feasible", "feasible", xl.fn("IF", ok, xl.fn("IF", xl.fn("IFERROR", cond, xl.FALSE), n(1), n(0)), n(-1)), fmt="0")
         self.rows[k] = (xcell, target.cols, sides)

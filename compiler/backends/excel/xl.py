@@ -131,6 +131,16 @@ def op(o: str, a, b) -> Op:
     return Op(o, a, b)
 
 
+def all_of(conditions: list, empty=None):
+    """AND of the conditions, nested in groups of 200 (Excel takes at most 255 arguments); `empty` for none."""
+    if not conditions:
+        return empty
+    while True:
+        conditions = [Fn("AND", tuple(conditions[i : i + 200])) for i in range(0, len(conditions), 200)]
+        if len(conditions) == 1:
+            return conditions[0]
+
+
 def number(x) -> Lit | Neg | Op:
     """A literal for an exact (Fraction, int) or float number: a short decimal, p/q, or a float's shortest digits."""
     if isinstance(x, float):
