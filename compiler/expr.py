@@ -28,7 +28,7 @@ from .deadline import OutOfTime
 from .errors import LimitError, Loc, ModelError, UnitError
 from .expr_calls import Calls
 from .limits import LIMITS, number_problem
-from .terms import AGGREGATES, ANY, BOOL, FINITE, FUNCTIONS, IF, Scope, Term, Where, is_condition, same_dim
+from .terms import AGGREGATES, ANY, BOOL, FINITE, FUNCTIONS, IF, Scope, Term, Where, held, is_condition, same_dim
 from .units import DIMENSIONLESS, BadUnit, dim_str, parse_unit
 
 # fixed limits (compiler/limits.py says what each bounds)
@@ -328,7 +328,7 @@ class _Builder(Calls):
             if type(op) not in _COMPARE:
                 word = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), type(op).__name__)
                 raise self.fail(node, f"'{word}' is not allowed in an expression", "compare numbers with <, <=, >, >=, == or !=")
-            parts.append(_COMPARE[type(op)](a.expr, b.expr))
+            parts.append(held(_COMPARE[type(op)], a.expr, b.expr))
         return Term(sp.And(*parts) if len(parts) > 1 else parts[0], BOOL)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> Term:

@@ -12,7 +12,7 @@ from fractions import Fraction
 import sympy as sp
 
 from .errors import Loc, ModelError, UnitError
-from .terms import AGGREGATES, ANY, FINITE, FUNCTIONS, IF, Term, is_condition, same_dim
+from .terms import AGGREGATES, ANY, FINITE, FUNCTIONS, IF, Term, held, is_condition, same_dim
 from .units import DIMENSIONLESS, dim_str
 
 _USAGE = {
@@ -88,8 +88,10 @@ class Calls:
         self.want_number(gen.elt, body)
         if kind == "prod" and body.dim not in (DIMENSIONLESS, ANY):
             raise UnitError(f"a product's terms must be dimensionless, not {dim_str(body.dim)}", self.loc(gen.elt), "divide each term by its unit", dim_str(body.dim), "dimensionless")
-        cls = sp.Sum if kind == "sum" else sp.Product
-        return Term(cls(body.expr, (k, lo, hi - 1)), body.dim if kind == "sum" else DIMENSIONLESS)
+        dim = body.dim if kind == "sum" else DIMENSIONLESS
+        if lo.is_Integer and hi.is_Integer and hi <= lo:  # no terms, as in Python: SymPy would count range(5, 2) backwards
+            return Term(sp.Integer(0 if kind == "sum" else 1), dim)
+        return Term((sp.Sum if kind == "sum" else sp.Product)(body.expr, (k, lo, hi - 1)), dim)
 
     def names_table(self, arg: ast.AST) -> bool:
         if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
@@ -132,7 +134,7 @@ class Calls:
         for a, n in zip(args, node.args):
             if dims and not same_dim(a.dim, dims[0]):
                 raise UnitError(f"{node.func.id}() mixes {dim_str(dims[0])} and {dim_str(a.dim)}", self.loc(n), "all arguments need the same dimension", dim_str(dims[0]), dim_str(a.dim))
-        return Term(fn(*[a.expr for a in args]), dims[0] if dims else ANY)
+        return Term(held(fn, *[a.expr for a in args]), dims[0] if dims else ANY)
 
     def call_min(self, node, args):
         return self.extremum(node, args, sp.Min)
@@ -143,7 +145,7 @@ class Calls:
     def unary(self, node, args, fn) -> Term:
         self.arity(node, args, 1)
         self.dimensionless(node, args)
-        return Term(fn(args[0].expr), DIMENSIONLESS if args[0].dim is not ANY else ANY)
+        return Term(held(fn, args[0].expr), DIMENSIONLESS if args[0].dim is not ANY else ANY)
 
     def call_ceil(self, node, args):
         return self.unary(node, args, sp.ceiling)
@@ -157,12 +159,12 @@ class Calls:
     def call_log(self, node, args):
         self.arity(node, args, 1, 2)
         self.dimensionless(node, args)
-        return Term(sp.log(*[a.expr for a in args]), DIMENSIONLESS)
+        return Term(held(sp.log, *[a.expr for a in args]), DIMENSIONLESS)
 
     def call_sqrt(self, node, args):
         self.arity(node, args, 1)
         dim = args[0].dim
-        return Term(sp.sqrt(args[0].expr), dim if dim is ANY else dim ** Fraction(1, 2))
+        return Term(held(sp.sqrt, args[0].expr), dim if dim is ANY else dim ** Fraction(1, 2))
 
     def call_factorial(self, node, args):
         return self.unary(node, args, sp.factorial)
@@ -172,7 +174,7 @@ class Calls:
 
     def call_abs(self, node, args):
         self.arity(node, args, 1)
-        return Term(sp.Abs(args[0].expr), args[0].dim)
+        return Term(held(sp.Abs, args[0].expr), args[0].dim)
 
     def call_if(self, node, args):
         self.arity(node, args, 3)
@@ -182,9 +184,15 @@ class Calls:
         self.want_number(node.args[2], b)
         if not same_dim(a.dim, b.dim):
             raise UnitError(f"if() branches differ: {dim_str(a.dim)} and {dim_str(b.dim)}", self.loc(node), "both branches need the same dimension", dim_str(a.dim), dim_str(b.dim))
+        dim, test = (b.dim if a.dim is ANY else a.dim), cond.expr
         # SymPy's collapse of a condition over an if(), a sum or a product can run for ever (Piecewise.eval rebuilds itself)
-        collapse = not cond.expr.has(sp.Piecewise, sp.Sum, sp.Product)
-        return Term(sp.Piecewise((a.expr, cond.expr), (b.expr, True), evaluate=collapse), b.dim if a.dim is ANY else a.dim)
+        collapse = not test.has(sp.Piecewise, sp.Sum, sp.Product)
+        try:
+            return Term(sp.Piecewise((a.expr, test), (b.expr, True), evaluate=collapse), dim)
+        except (KeyError, TypeError, NotImplementedError) as e:  # SymPy rewriting an if() inside the test
+            raise self.fail(
+                node.args[0], f"this condition is beyond what chainc can analyse ({type(e).__name__} in SymPy)", "take the inner if() out of the condition into a variable of its own"
+            ) from None
 
     # --- guards -------------------------------------------------------------------
     def want_number(self, node: ast.AST, term: Term) -> None:

@@ -44,3 +44,9 @@ def is_condition(dim: Dim | str | None) -> bool:
 
 def same_dim(a: Dim | str | None, b: Dim | str | None) -> bool:
     return a is ANY or b is ANY or a == b
+
+
+def held(fn: Callable, *args: sp.Basic) -> sp.Basic:
+    """fn(*args), left unevaluated by SymPy when an argument holds a sum or a product: SymPy reads range(5, 2) backwards
+    as -3 terms (Karr's convention) where Python and chainc read no terms, and would decide min(), ceil() or a comparison on that."""
+    return fn(*args, evaluate=not any(sp.sympify(a).has(sp.Sum, sp.Product) for a in args))

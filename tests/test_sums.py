@@ -255,3 +255,33 @@ def test_a_whole_number_search_does_not_close_in_on_the_sum_terms_limit(tmp_path
     monkeypatch.setattr(closures, "_each_term", lambda add, k, lo, hi, body, env: summed.append(hi - lo + 1) or each(add, k, lo, hi, body, env))
     assert chainc.solve(str(tmp_path / "rs.yaml"), find=["n"], s=45).values["n"] == 10
     assert sum(summed) < 3_000_000, f"{sum(summed):,} terms summed"
+
+
+BACKWARDS = """name: backwards
+title: ranges that run backwards
+variables:
+  x: {value: 2}
+  s1: {domain: real}
+  s2: {domain: real}
+  s3: {domain: real}
+  s4: {domain: real}
+  s5: {domain: real}
+  s6: {domain: real}
+equations:
+  - "s1 = x * if(sum(1 for a in range(5, 2)) < 0, 1, 2)"
+  - "s2 = x * min(sum(1 for a in range(5, 2)), -1)"
+  - "s3 = x * ceil(sum(1 for a in range(5, 2)))"
+  - "s4 = x * min(sum(sum(1 for a in range(5, b)) for b in range(3)), -1)"
+  - "s5 = x * ceil(sum(sum(1 for a in range(5, b)) for b in range(3)) + 0.5)"
+  - "s6 = x * abs(sum(sum(1 for a in range(5, b)) for b in range(3)) - 1)"
+"""
+
+
+def test_a_range_that_runs_backwards_has_no_terms_everywhere(tmp_path):
+    """SymPy counts range(5, 2) as -3 terms (Karr's convention) and decided if(), min() and ceil() on that: s1 was 2, s2 0 and s3 -6
+    where Python's loops give 4 and -2, and s4 raised 'not comparable'. By hand (x = 2): every sum here has no terms."""
+    want = {"s1": 4, "s2": -2, "s3": 0, "s4": -2, "s5": 2, "s6": 2}
+    (tmp_path / "backwards.yaml").write_text(BACKWARDS)
+    assert main(["build", str(tmp_path / "backwards.yaml"), "--out", str(tmp_path / "out"), "--format", "py"]) == 0
+    solved, mod = chainc.solve(str(tmp_path / "backwards.yaml")), load(tmp_path / "out" / "backwards.py").solve()
+    assert {k: float(solved.values[k]) for k in want} == want == {k: getattr(mod, k) for k in want}
