@@ -13,7 +13,7 @@ this layer parses values ('10ms', 128 in the display unit) and finds the project
 
 from __future__ import annotations
 
-from .checks import run_check
+from .errors import ChaincError
 from .ir import Model
 from .project import Project
 from .quantities import given_value
@@ -85,11 +85,12 @@ def explain(solution: Solution) -> str:
 
 
 def run_checks(model: Model | str, project: Project | None = None, gpu: str | None = None, llm: str | None = None) -> list[CheckOutcome]:
-    """Solve the model forward and answer its questions (errors raise), then run every check."""
+    """Solve the model forward and answer its questions (errors raise), then run every check: the Report's checks."""
+    from .report import evaluate as _evaluate
+
     model, project = _resolve(model, project)
-    catalog = _catalog(model, project)
-    gpu, llm = (gpu if model.gpu else None), (llm if model.llm else None)
-    solve_query(model, catalog, Query((), (), gpu, llm))
-    for q in model.questions:
-        ask_query(model, catalog, q, Query((), (), gpu, llm))
-    return [run_check(model, c, catalog, gpu, llm) for c in model.checks]
+    report = _evaluate(model, _catalog(model, project), gpu, llm, parts=frozenset({"answers", "checks"}))
+    for answer in report.answers.values():
+        if isinstance(answer, ChaincError):
+            raise answer
+    return list(report.checks)

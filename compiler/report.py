@@ -21,25 +21,36 @@ from .results import CatalogReport, Query, Report
 from .solver import ask_query, entry_solution, entry_values, prepare_question, solve_query
 from .sweep import run_sweep
 
+EVERYTHING = frozenset({"answers", "sensitivities", "checks", "sweeps"})
+
 
 def evaluate(
-    model: Model, catalog: Catalog | None, gpu: str | None = None, llm: str | None = None, given: dict | None = None, queries: dict | None = None, source=None, memo: dict | None = None
+    model: Model,
+    catalog: Catalog | None,
+    gpu: str | None = None,
+    llm: str | None = None,
+    given: dict | None = None,
+    queries: dict | None = None,
+    source=None,
+    memo: dict | None = None,
+    parts: frozenset = EVERYTHING,
 ) -> Report:
     """Solve, answer, check and sweep a model once. Errors of the forward solve raise; a question's are kept.
 
-    source(path) names model files in outputs; memo (model -> Report) shares imported models' reports.
+    source(path) names model files in outputs; memo (model -> Report) shares imported models' reports; parts
+    names what a command needs beyond the solution (`chainc check` its answers and checks, `chainc plot` its sweeps).
     """
     memo = {} if memo is None else memo
     # the imported models' reports first, deepest first: each finds its own imports' in memo, so a chain never recurses
     for other in deepest_first([model], lambda m: [o for _, o in m.imports if o not in memo])[:-1]:
-        memo[other] = evaluate(other, catalog, gpu, llm, source=source, memo=memo)
+        memo[other] = evaluate(other, catalog, gpu, llm, source=source, memo=memo, parts=parts)
     imports = {alias: memo[other] for alias, other in model.imports}
     gpu, llm = (gpu if model.gpu else None), (llm if model.llm else None)
     values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
     solution = solve_query(model, catalog, Query(values, (), gpu, llm))
     answers: dict = {}
     rules: dict = {}
-    for name in model.questions:
+    for name in model.questions if "answers" in parts else ():
         try:
             answers[name] = ask_query(model, catalog, name, Query(values, (), gpu, llm))
         except ChaincError as e:
@@ -48,9 +59,9 @@ def evaluate(
             rules[name] = prepare_question(model, catalog, name, frozenset(n for n, _ in values), gpu, llm).rule
         except ChaincError:
             pass  # a question whose shape cannot be planned: its answer holds the error
-    sensitivities = {name: _sensitivities(model, catalog, name, Query(values, (), gpu, llm)) for name, a in answers.items() if not isinstance(a, ChaincError)}
-    checks = tuple(run_check(model, c, catalog, gpu, llm) for c in model.checks)
-    sweeps = {name: run_sweep(model, sw, catalog, gpu, llm, values) for name, sw in model.sweeps.items()}
+    sensitivities = {name: _sensitivities(model, catalog, name, Query(values, (), gpu, llm)) for name, a in answers.items() if "sensitivities" in parts and not isinstance(a, ChaincError)}
+    checks = tuple(run_check(model, c, catalog, gpu, llm) for c in model.checks) if "checks" in parts else ()
+    sweeps = {name: run_sweep(model, sw, catalog, gpu, llm, values) for name, sw in model.sweeps.items()} if "sweeps" in parts else {}
     custom = {}
     for name, (find, qgiven) in (queries or {}).items():
         qvalues = tuple((n, given_value(model, n, v)) for n, v in qgiven.items())

@@ -39,9 +39,7 @@ def cmd_build(args, project: Project, out: Console) -> int:
 
 def cmd_plot(args, project: Project, out: Console) -> int:
     from ..backends.plot import FORMATS, plot
-    from ..results import Query
-    from ..solver import solve_query
-    from ..sweep import run_sweep
+    from ..report import evaluate
 
     nonempty(args, "gpu", "llm", "sweep", "output")
     hardware(project, args)
@@ -53,9 +51,8 @@ def cmd_plot(args, project: Project, out: Console) -> int:
     name = args.sweep or next(iter(model.sweeps))
     if name not in model.sweeps:
         raise ArgumentError(f"model '{model.name}' has no sweep '{name}'", None, f"sweeps: {', '.join(model.sweeps)}")
-    gpu, llm = (args.gpu if model.gpu else None), (args.llm if model.llm else None)
-    result = run_sweep(model, model.sweeps[name], project.catalog, gpu, llm)
-    solution = solve_query(model, project.catalog, Query((), (), gpu, llm))  # the entries the sweep ran on, for the title
+    report = evaluate(model, project.catalog, args.gpu, args.llm, source=project.source, parts=frozenset({"sweeps"}))
+    result, solution = report.sweeps[name], report.solution  # the entries the sweep ran on, for the title
     titles = " with ".join(e.title for e in (solution.gpu, solution.llm) if e is not None)
     path = plot(model, result, Path(args.output), titles)
     if args.json:
