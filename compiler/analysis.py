@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import networkx as nx
-
 from .errors import StructureError
 from .ir import Equation, Model
+from .order import components
 
 
 @dataclass(frozen=True)
@@ -109,38 +108,31 @@ def plan_blocks(model: Model, known: frozenset[str], extra: tuple[Equation, ...]
     by_index = {eq.index: eq for eq in equations}
     free_vars = [v for v in unknowns if ("v", v) not in match]
     free_eqs = [eq for eq in equations if ("e", eq.index) not in match]
-    if free_vars or free_eqs:  # the bipartite graph, for the diagnosis only
-        g = nx.Graph()
-        g.add_nodes_from(("e", eq.index) for eq in equations)
-        g.add_nodes_from(("v", v) for v in unknowns)
-        g.add_edges_from((("e", eq.index), ("v", v)) for eq in equations for v in uses[eq])
+    if free_vars or free_eqs:  # the bipartite graph (each node's neighbours), for the diagnosis only
+        g = {("e", eq.index): [("v", v) for v in uses[eq]] for eq in equations} | {("v", v): [] for v in unknowns}
+        for eq in equations:
+            for v in uses[eq]:
+                g[("v", v)].append(("e", eq.index))
         if free_vars:
             _underdetermined(model, g, match, free_vars, by_index, known)
         _overdetermined(model, g, match, free_eqs, by_index, known)
-    order = nx.DiGraph()
-    order.add_nodes_from(eq.index for eq in equations)
-    for eq in equations:
-        for v in uses[eq]:
-            source = match[("v", v)][1]
-            if source != eq.index:
-                order.add_edge(source, eq.index)
-    cond = nx.condensation(order)
+    edges = ((match[("v", v)][1], eq.index) for eq in equations for v in uses[eq] if match[("v", v)][1] != eq.index)
     blocks = []
-    for c in nx.lexicographical_topological_sort(cond, key=lambda c: min(cond.nodes[c]["members"])):
-        members = sorted(cond.nodes[c]["members"])
+    for c in components((eq.index for eq in equations), edges, key=min):
+        members = sorted(c)
         eqs = tuple(by_index[i] for i in members)
         blocks.append(Block(eqs, tuple(match[("e", i)][1] for i in members)))
     return tuple(blocks)
 
 
-def _alternating(g: nx.Graph, matching: dict, starts: list, free_side: str) -> set:
+def _alternating(g: dict, matching: dict, starts: list, free_side: str) -> set:
     """Nodes reachable from unmatched nodes along alternating paths."""
     seen = set(starts)
     stack = list(starts)
     while stack:
         node = stack.pop()
         if node[0] == free_side:
-            nxt = list(g.neighbors(node))
+            nxt = g[node]
         else:
             nxt = [matching[node]] if node in matching else []
         for n in nxt:

@@ -14,7 +14,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import sympy as sp
 
 from . import expr as ex
@@ -24,6 +23,7 @@ from .errors import Loc, ModelError, UnitError
 from .ir import Aggregate, Column, Domain, Equation, Model, Param, Table, Variable
 from .joins import join, joined_name
 from .limits import LIMITS
+from .order import Cycle, topological
 from .schema import MODEL_SCHEMA, validate
 from .source import KeyPath, Source, load_yaml
 from .units import DIMENSIONLESS, QUANTITY_TEXT, BadUnit, dim_str, parse_quantity, parse_unit
@@ -273,7 +273,7 @@ class Builder:
                 prev=sp.Symbol(f"{name}.prev.{cname}", real=True),
             )
         scope = _TableScope(self, name, index, cols)
-        deps = nx.DiGraph()
+        deps = []
         built = {}
         for cname, c in cols.items():
             ckp = kp + ("columns", cname)
@@ -290,14 +290,13 @@ class Builder:
                 )
             initial = self.quantity(specs[cname]["initial"], ckp + ("initial",), c.unit, c.factor, c.dim, f"initial of {cname}") if "initial" in specs[cname] else sp.Integer(0)
             built[cname] = _replace(c, expr=term.expr, initial=initial, guards=term.guards)
-            deps.add_node(cname)
             for other in cols.values():
                 if other.sym in term.expr.free_symbols:
-                    deps.add_edge(other.name, cname)
+                    deps.append((other.name, cname))
         try:
-            order = list(nx.lexicographical_topological_sort(deps, key=list(cols).index))
-        except nx.NetworkXUnfeasible:
-            cycle = " -> ".join(a for a, _ in nx.find_cycle(deps))
+            order = topological(cols, deps)
+        except Cycle as loop:
+            cycle = " -> ".join(loop.nodes)
             raise self.fail(kp + ("columns",), f"table '{name}': columns depend on each other in a loop: {cycle}", "refer to the previous row with prev.<column>") from None
         rows = self.expression(spec["rows"], kp + ("rows",))
         if ex.is_condition(rows.dim):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import networkx as nx
 import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.polys.polyerrors import BasePolynomialError
@@ -21,6 +20,7 @@ from .analysis import Block, plan_blocks
 from .deadline import OutOfTime, budgeted
 from .errors import LimitError
 from .ir import Equation, Model
+from .order import Cycle, topological
 from .results import Plan, Step
 
 MAX_CLOSED_DEGREE = 24  # a polynomial block of a higher degree is solved numerically (_high_degree)
@@ -119,17 +119,12 @@ def tear(model: Model, step: Step) -> tuple[list[tuple[str, sp.Expr, Equation]],
                 defs[syms[a]] = (eq, b)
                 break
     while True:
-        g = nx.DiGraph()
-        g.add_nodes_from(defs)
-        for n, (_, expr) in defs.items():
-            g.add_edges_from((syms[s], n) for s in expr.free_symbols if s in syms and syms[s] in defs)
+        edges = [(syms[s], n) for n, (_, expr) in defs.items() for s in expr.free_symbols if s in syms and syms[s] in defs]
         try:
-            order = list(nx.lexicographical_topological_sort(g))
+            order = topological(defs, edges, key=lambda n: n)
             break
-        except nx.NetworkXUnfeasible:
-            cycle = [u for u, _ in nx.find_cycle(g)]
-            drop = max(cycle, key=lambda n: defs[n][0].index)
-            del defs[drop]
+        except Cycle as loop:
+            del defs[max(loop.nodes, key=lambda n: defs[n][0].index)]
     used = {id(eq) for eq, _ in defs.values()}
     residuals = [eq for eq in step.equations if id(eq) not in used]
     tears = [n for n in step.unknowns if n not in defs]
