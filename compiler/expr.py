@@ -297,9 +297,13 @@ class _Builder(Calls):
             if not right.expr.is_number:
                 self.divisors.append((right.expr, sp.And(*self.branch)))
             return Term(left.expr / right.expr, dim)
+        if op is ast.Mod:
+            return self.modulo(node, left, right, node.left, node.right)
         if op is ast.Pow:
             return self.power(node, left, right)
-        raise self.fail(node, f"operator {_OPS.get(op, op.__name__)} is not allowed", "arithmetic is + - * / and ** for powers")
+        raise self.fail(
+            node, f"operator {_OPS.get(op, op.__name__)} is not allowed", "arithmetic is + - * / % and ** for powers" + ("; a whole quotient is floor(a / b)" if op is ast.FloorDiv else "")
+        )
 
     def power(self, node: ast.BinOp, base: Term, exp: Term) -> Term:
         if exp.dim not in (DIMENSIONLESS, ANY):

@@ -153,6 +153,22 @@ class Calls:
     def call_floor(self, node, args):
         return self.unary(node, args, sp.floor)
 
+    def call_mod(self, node, args):
+        self.arity(node, args, 2)
+        return self.modulo(node, args[0], args[1], node.args[0], node.args[1])
+
+    def modulo(self, node: ast.AST, a: Term, b: Term, an: ast.AST, bn: ast.AST) -> Term:
+        """a % b = a - floor(a / b) * b, Python's and Excel's MOD (the sign of b): said with floor, so every backend prints it."""
+        self.want_number(an, a)
+        self.want_number(bn, b)
+        if not same_dim(a.dim, b.dim):
+            raise UnitError(f"mod of {dim_str(a.dim)} by {dim_str(b.dim)}", self.loc(node), "both sides of % need the same dimension, as in 70[GB] % 16[GB]", dim_str(a.dim), dim_str(b.dim))
+        if b.expr.is_zero:
+            raise self.fail(bn, "a remainder by zero" + ("" if self.segment(bn).strip() == "0" else f": {self.segment(bn)} is 0"), "a remainder by 0 has no value")
+        if not b.expr.is_number:
+            self.divisors.append((b.expr, sp.And(*self.branch)))
+        return Term(a.expr - held(sp.floor, a.expr / b.expr) * b.expr, b.dim if a.dim is ANY else a.dim)
+
     def call_exp(self, node, args):
         return self.unary(node, args, sp.exp)
 

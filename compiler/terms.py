@@ -13,7 +13,7 @@ from .units import Dim
 
 BOOL = "bool"  # the "dimension" of a condition
 ANY = None  # the dimension of a literal zero: it matches every dimension
-FUNCTIONS = ("min", "max", "ceil", "floor", "log", "exp", "sqrt", "abs", "if", "factorial", "gamma")
+FUNCTIONS = ("min", "max", "ceil", "floor", "mod", "log", "exp", "sqrt", "abs", "if", "factorial", "gamma")
 FINITE = ("sum", "prod")  # sum(expr for k in range(lo, hi)), prod(...): a finite sum or product over a whole-number index
 AGGREGATES = ("sum", "last", "count", "max", "min")
 IF = "IF"  # `if` is a Python keyword; it is renamed token-wise (same length, so columns hold)

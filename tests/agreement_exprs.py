@@ -2,7 +2,7 @@
 
 Every expression is built for a dimension, so the units always check: a variable of
 that dimension, a literal such as `2[token/s]`, sums and differences of the same
-dimension, products and quotients whose dimensions add up, min/max, ceil/floor of a
+dimension, products and quotients whose dimensions add up, remainders (% and mod), min/max, ceil/floor of a
 dimensionless ratio, if(), small powers and `** 0.5`, a table's aggregates, and finite
 sums and products, `sum(f(k) for k in range(lo, hi))`, nested too.
 
@@ -76,7 +76,7 @@ class Builder:
         if depth <= 0:
             n = self.maybe_name(d)
             return n if n is not None else self.literal(d, nonzero)
-        kind = self.choice(("name", "name", "literal", "+", "-", "*", "/", "min", "max", "round", "if", "power", "aggregate", "sum"))
+        kind = self.choice(("name", "name", "literal", "+", "-", "*", "/", "min", "max", "round", "if", "power", "aggregate", "sum", "mod"))
         sub_ = depth - 1
         if kind == "name":
             n = self.name(d)
@@ -93,6 +93,9 @@ class Builder:
             return f"{wrap(self.expr(add(d, e), sub_))} / {wrap(self.expr(e, sub_, nonzero=True))}"
         if kind in ("min", "max"):
             return f"{kind}({self.expr(d, sub_)}, {self.expr(d, sub_)})"
+        if kind == "mod":  # a remainder: by a quantity of its dimension, written either way
+            a, b = self.expr(d, sub_), self.expr(d, sub_, nonzero=True)
+            return f"mod({a}, {b})" if self.chance(0.3) else f"{wrap(a)} % {wrap(b)}"
         if kind == "round":
             fn = self.choice(("ceil", "floor"))
             if d == ZERO:

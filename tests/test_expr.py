@@ -433,7 +433,7 @@ def test_well_formed_text_with_one_junk_token_spliced_in(text, token, data):
         "[a, b]",
         "{a: b}",
         "a // b",
-        "a % b",
+        "a % 0",  # a remainder is a - floor(a / b) * b; by 0 it has no value
         "a @ b",
         "a << b",
         "a & b",

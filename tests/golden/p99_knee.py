@@ -272,8 +272,19 @@ def _pick(options: list, names: str, domains: list, where: str) -> tuple:
     return unique[0]
 
 
+def _dense(lo, hi, integer: bool, unit=1, most: int = 256) -> bool:
+    """A whole-number domain of at most `most` values (the workbook's search reads this rule too): every value is a point
+    of the search, so a condition may turn any number of times (a TP degree that divides the KV heads:
+    mod(kv_heads, tp) == 0) and the answer is still the extreme one. (A default, not a constant: generated modules copy functions.)"""
+    return integer and lo is not None and hi is not None and (hi - lo) / unit < most
+
+
 def _grid(lo, hi, probe, integer: bool, unit=1, doublings: int = 64) -> list:
-    """Points to test, ascending: geometric from the probe point out to the edges, 2^-64 .. 2^64 of it (whole units if integer)."""
+    """Points to test, ascending: every value of a small whole-number domain (dense), else geometric from the probe
+    point out to the edges, 2^-64 .. 2^64 of it (whole units if integer)."""
+    if _dense(lo, hi, integer, unit):
+        first = math.ceil(lo / unit)
+        return [k * unit for k in range(first, math.floor(hi / unit) + 1)]
     s = abs(probe) if probe else unit
     if not integer:
         try:

@@ -15,8 +15,10 @@ number), as the rule's probe rows are.
 
 The outcome cell says what happened as a code (1 an answer, 2 the domain's edge,
 -10 nothing meets the condition, -20 no limit: question.py's codes), and the answer cell and the message
-read it. A condition that turns more than once is searched as if it turned once:
-the solver's answer is the cached value, and tests compare the two.
+read it. A small whole-number domain (runtime.roots.dense, the solver's rule too) has a
+row per value instead, from the answer's end: the first that holds is the answer, however
+often the condition turns. On a larger domain a condition that turns more than once is
+searched as if it turned once, as the solver searches it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from fractions import Fraction
 
 from openpyxl.utils import get_column_letter
 
+from ...runtime.roots import dense
 from . import xl, xlcalc
 from .cells import GREY_FONT, NOTE_FONT, SECTION_FONT, WRAP, number_format
 
@@ -71,8 +74,11 @@ def write_search(qc, answer_row: int, row: int) -> int:
     q, sheet, m = qc.q, qc.sheet, qc.model
     step, base, last = grid(qc)
     want_max = q.seek == "max"
+    lo, hi = qc.disp(qc.shape.lo), qc.disp(qc.shape.hi)
+    every = dense(lo, hi, qc.var.domain.integer, step)  # the solver's rule: a small whole-number domain, every value
     first = row
-    sheet.text(row, 1, f"How {q.name} is found: a search of its grid (steps of {xl.as_text(float(step))}), one probe of the chain per row", font=SECTION_FONT)
+    how = "every value of its domain" if every else f"a search of its grid (steps of {xl.as_text(float(step))})"
+    sheet.text(row, 1, f"How {q.name} is found: {how}, one probe of the chain per row", font=SECTION_FONT)
     head, row = row + 1, row + 2
     qc.rows = {}
 
@@ -89,9 +95,70 @@ def write_search(qc, answer_row: int, row: int) -> int:
     f_base = qc.probe(0, at_k(n(base)), row)
     qc.header(head)
     end = max(qc.rows[0][1].values()) + 1  # the columns after the probe program's: k, hit, the bracket
-    for col, label in zip(range(end, end + 4), ("k", "turned", "a", "b")):
+    for col, label in zip(range(end, end + 4), ("k", "turned" if not every else "holds", "a", "b")):
         sheet.text(head, col, label, font=GREY_FONT)
     row += 1
+    ctx = (qc, sheet, at_k, extra, end, base, last, want_max)
+    row, outcome, k_value = _every(ctx, row) if every else _expand_bisect(ctx, row, f_base, hit)
+    sheet.text(row, 1, "outcome", font=GREY_FONT)
+    sheet.text(row, 4, "1 found by the search, 2 the domain's edge; -10 nothing meets the condition, -20 no limit (question.py's codes)", font=GREY_FONT)
+    code = extra(row, 2, outcome)
+    qc.chain.scope.slots[f"?{q.name}#outcome"] = (code, Fraction(1))  # a several-condition question reads it
+    value = extra(row + 1, 2, xl.fn("IF", xl.op(">", code, n(0)), at_k(k_value), xl.fn("NA")), qc.chain.formats.get(q.find) or "General")
+    sheet.text(row + 1, 1, "value", font=GREY_FONT)
+    row += 2
+    unit = f" {qc.var.unit}" if qc.var.unit else ""
+    cached = float(qc.answer.value / qc.factor) if qc.answer is not None else xl.NA
+    fmt = qc.chain.formats.get(q.find) or number_format(cached if qc.answer else 1, integer=qc.var.domain.integer)
+    sheet.formula(answer_row, 2, xl.fn("IF", xl.op(">", code, n(0)), value, xl.fn("NA")), cached, fmt)
+    bound = "largest" if want_max else "smallest"
+    message = xl.fn(
+        "IF",
+        xl.op(">", code, n(0)),
+        concat(xl.Str(f"{q.find} = "), shown(value), xl.Str(unit + ": found by searching its domain (no closed-form boundary), in the search rows below")),
+        xl.fn(
+            "IF",
+            xl.op("=", code, n(-10)),
+            xl.Str(f"question {q.name}: no {q.find} meets {q.condition_text} in its domain"),
+            xl.Str(f"question {q.name}: there is no {bound} {q.find}; {q.condition_text} holds for every value"),
+        ),
+    )
+    sheet.formula(answer_row, 4, message, xlcalc.value(message))
+    c = sheet.ws.cell(row=answer_row, column=4)
+    c.font, c.alignment = NOTE_FONT, WRAP
+    sheet.ws.merge_cells(start_row=answer_row, start_column=4, end_row=answer_row, end_column=13)
+    sheet.ws.row_dimensions[answer_row].height = 30
+    qc.chain.book.manifest.cells[(m.name, "message", q.name)] = (sheet.ws.title, f"D{answer_row}")
+    sheet.ws.row_dimensions.group(first, row, outline_level=1, hidden=True)
+    return row + 1
+
+
+def _every(ctx, row: int):
+    """A small whole-number domain: one probe per value, from the answer's end, and the first that holds is the answer."""
+    qc, sheet, at_k, extra, end, base, last, want_max = ctx
+    order = range(int(last), int(base) - 1, -1) if want_max else range(int(base), int(last) + 1)
+    ks, holds = [], []
+    for j, k in enumerate(order):
+        kc = extra(row, end, n(k))
+        f = qc.probe(1 + j, at_k(kc), row)
+        holds.append(extra(row, end + 1, xl.fn("IF", xl.op("=", f, n(1)), n(1), n(0))))
+        ks.append(kc)
+        row += 1
+    rows = (row - len(ks), row - 1)
+    col_k, col_h = get_column_letter(end), get_column_letter(end + 1)
+    krange = xl.Range(f"${col_k}${rows[0]}:${col_k}${rows[1]}", tuple(k.value for k in ks))
+    hrange = xl.Range(f"${col_h}${rows[0]}:${col_h}${rows[1]}", tuple(h.value for h in holds))
+    sheet.text(row, 1, "first that holds", font=GREY_FONT)
+    where = extra(row, 2, xl.fn("MATCH", n(1), hrange, n(0)))
+    row += 1
+    none = xl.fn("ISNA", where)
+    outcome = xl.fn("IF", none, n(-10), xl.fn("IF", xl.op("=", where, n(1)), n(2), n(1)))  # nothing holds: infeasible
+    return row, outcome, xl.fn("IF", none, n(0), xl.fn("INDEX", krange, where, n(1)))
+
+
+def _expand_bisect(ctx, row: int, f_base, hit):
+    """A larger domain: expansion rows from the base until the condition turns, then bisection of that bracket."""
+    qc, sheet, at_k, extra, end, base, last, want_max = ctx
     ks, hits, prev_k, prev_hit = [], [], n(base), xl.FALSE
     for j in range(EXPAND):
         target = base + 2**j if last is None else min(base + 2**j, last)
@@ -133,34 +200,4 @@ def write_search(qc, answer_row: int, row: int) -> int:
     else:  # it holds at the base: the edge; it never holds: infeasible
         outcome = xl.fn("IF", base_holds, n(2), xl.fn("IF", none, n(-10), n(1)))
         k_value = xl.fn("IF", base_holds, n(base), found)
-    sheet.text(row, 1, "outcome", font=GREY_FONT)
-    sheet.text(row, 4, "1 found by the search, 2 the domain's edge; -10 nothing meets the condition, -20 no limit (question.py's codes)", font=GREY_FONT)
-    code = extra(row, 2, outcome)
-    qc.chain.scope.slots[f"?{q.name}#outcome"] = (code, Fraction(1))  # a several-condition question reads it
-    value = extra(row + 1, 2, xl.fn("IF", xl.op(">", code, n(0)), at_k(k_value), xl.fn("NA")), qc.chain.formats.get(q.find) or "General")
-    sheet.text(row + 1, 1, "value", font=GREY_FONT)
-    row += 2
-    unit = f" {qc.var.unit}" if qc.var.unit else ""
-    cached = float(qc.answer.value / qc.factor) if qc.answer is not None else xl.NA
-    fmt = qc.chain.formats.get(q.find) or number_format(cached if qc.answer else 1, integer=qc.var.domain.integer)
-    sheet.formula(answer_row, 2, xl.fn("IF", xl.op(">", code, n(0)), value, xl.fn("NA")), cached, fmt)
-    bound = "largest" if want_max else "smallest"
-    message = xl.fn(
-        "IF",
-        xl.op(">", code, n(0)),
-        concat(xl.Str(f"{q.find} = "), shown(value), xl.Str(unit + ": found by searching its domain (no closed-form boundary), in the search rows below")),
-        xl.fn(
-            "IF",
-            xl.op("=", code, n(-10)),
-            xl.Str(f"question {q.name}: no {q.find} meets {q.condition_text} in its domain"),
-            xl.Str(f"question {q.name}: there is no {bound} {q.find}; {q.condition_text} holds for every value"),
-        ),
-    )
-    sheet.formula(answer_row, 4, message, xlcalc.value(message))
-    c = sheet.ws.cell(row=answer_row, column=4)
-    c.font, c.alignment = NOTE_FONT, WRAP
-    sheet.ws.merge_cells(start_row=answer_row, start_column=4, end_row=answer_row, end_column=13)
-    sheet.ws.row_dimensions[answer_row].height = 30
-    qc.chain.book.manifest.cells[(m.name, "message", q.name)] = (sheet.ws.title, f"D{answer_row}")
-    sheet.ws.row_dimensions.group(first, row, outline_level=1, hidden=True)
-    return row + 1
+    return row, outcome, k_value
