@@ -8,7 +8,7 @@ TOOLS  := $(VENV)/.test-$(HASH)
 # The requirements of pyproject.toml (plus an extra's): installed first, with pip's progress shown.
 REQS    = $(BIN)/python -c 'import sys, tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(p["dependencies"] + [r for x in sys.argv[1:] for r in p["optional-dependencies"][x]]))'
 
-.PHONY: setup build check test lint bench golden clean
+.PHONY: setup build check test lint bench docs golden clean
 
 $(BASE): pyproject.toml setup.py
 	@echo "==> $(VENV): chainc and what building needs (the first time takes a minute or two)"
@@ -48,6 +48,9 @@ lint: $(TOOLS)
 BENCH_ARGS ?=
 bench: $(TOOLS)             ## issue 11's targets, measured in one run (side by side with a baseline checkout if given)
 	$(BIN)/python tests/benchmarks/bench.py $(BENCH_ARGS)
+
+docs: $(TOOLS)              ## rewrite the output shown in README.md and docs/ where it no longer reads as it prints (review the diff)
+	$(BIN)/python tests/docs_update.py
 
 golden: $(TOOLS)            ## rewrite the golden files of tests/golden/ from what the backends print now
 	$(BIN)/python tests/golden/update.py

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 # a control character would act on the terminal (ESC starts an escape sequence) and a lone
 # surrogate (an undecodable byte of a file name or an argument) cannot be encoded: render escapes them
@@ -18,6 +19,14 @@ _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 def printable(text: str) -> str:
     """Text as a terminal should show it: control characters and lone surrogates as escapes (\\x1b, \\udcff)."""
     return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
+def display_path(path: Path | str) -> str:
+    """Paths in messages: relative to the working folder when inside it."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 @dataclass(frozen=True)

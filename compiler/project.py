@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import ArgumentError, Loc, ModelError
+from .errors import ArgumentError, Loc, ModelError, display_path
 from .ids import valid_id
 from .limits import LIMITS
 
@@ -42,14 +42,6 @@ def inside(path: Path, folder: Path) -> Path | None:
     except (OSError, RuntimeError):
         return None
     return resolved if resolved.is_relative_to(folder.resolve()) and resolved.is_file() else None
-
-
-def display_path(path: Path | str) -> str:
-    """Paths in messages: relative to the working folder when inside it."""
-    try:
-        return str(Path(path).relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 @dataclass(frozen=True)

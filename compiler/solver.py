@@ -21,7 +21,7 @@ import sympy as sp
 
 from . import lower
 from . import program as P
-from .errors import ArgumentError, LimitError, SolveError
+from .errors import ArgumentError, LimitError, SolveError, display_path
 from .execute import Prepared, PreparedQuestion, ask, execute
 from .ir import Equation, Model, Question, Variable
 from .numbers import exact
@@ -70,7 +70,7 @@ def parameters(model: Model, catalog, entries: dict) -> dict:
             entry = entries[p.source]
             v = entry_values(entry).get(p.field_name)
             if v is None:
-                raise SolveError(f"{entry.title} has no value for {p.field_name}", p.loc, f"its catalog entry ({entry.path}) marks it as not available; pick another {p.source.upper()}")
+                raise SolveError(f"{entry.title} has no value for {p.field_name}", p.loc, f"its catalog entry ({display_path(entry.path)}) marks it as not available; pick another {p.source.upper()}")
             values[name] = v
         else:
             if p.source not in imported:

@@ -51,7 +51,7 @@ FUZZ_OUTCOMES: Counter = Counter()  # tests/test_fuzz_constructs.py: how far its
 # Slow tests are marked where they are collected, so a new one cannot be forgotten: a module of
 # long searches, or a test (or a fixture it uses) that drives an external engine through tools.require
 # or a recalculation helper. `pytest -m "not slow"` is the inner loop; CI runs everything.
-SLOW_MODULES = {"test_agreement", "test_fuzz", "test_fuzz_constructs", "test_install"}
+SLOW_MODULES = {"test_agreement", "test_fuzz", "test_fuzz_constructs", "test_install", "test_docs"}  # test_docs: its build runs pdflatex
 SLOW_WORDS = ("require(", "recalc", "pdflatex", "soffice")
 
 
