@@ -17,6 +17,7 @@ import sympy as sp
 
 from . import expr as ex
 from .ir import Check, Expectation, Question, Sweep, Variable
+from .joins import joined_name
 from .limits import LIMITS
 from .source import KeyPath
 from .units import QUANTITY_TEXT, BadUnit, exact_number, parse_quantity, parse_unit
@@ -44,6 +45,16 @@ def asks(b, d: dict) -> tuple[dict[str, Question], tuple[Check, ...], dict[str, 
 
 
 def _variable(b, name: Any, kp: KeyPath) -> Variable:
+    """A variable named as expressions name it: a joined model's is `alias.name` here too (one spelling everywhere)."""
+    alias, dot, field = str(name).partition(".")
+    if dot and alias in b.joined:
+        if field not in b.joined[alias].variables:
+            close = difflib.get_close_matches(field, list(b.joined[alias].variables), n=1)
+            raise b.fail(kp, f"model '{b.joined[alias].name}' has no variable '{field}'", f"did you mean {alias}.{close[0]}?" if close else f"its variables: {', '.join(b.joined[alias].variables)}")
+        return b.variables[joined_name(alias, field)]
+    for alias, other in b.joined.items():
+        if str(name).startswith(alias + "_") and str(name)[len(alias) + 1 :] in other.variables and name in b.variables:
+            raise b.fail(kp, f"'{name}' is the joined variable {alias}.{str(name)[len(alias) + 1 :]}", f"write {alias}.{str(name)[len(alias) + 1 :]}, as expressions name it")
     if name not in b.variables:
         close = difflib.get_close_matches(str(name), list(b.variables), n=1)
         raise b.fail(kp, f"unknown variable '{name}'", f"did you mean {close[0]}?" if close else "it must be declared under variables:")
@@ -162,7 +173,7 @@ def _check(b, index: int, c: dict, kp: KeyPath, questions: dict[str, Question]) 
             _, written_unit = parse_quantity(raw) if QUANTITY_TEXT.match(raw) else (None, "")
             wfactor = parse_unit(written_unit)[1] if written_unit else v.factor
             abs_tol, rel_tol = (_written_tolerance(raw, wfactor), None) if QUANTITY_TEXT.match(raw) else (None, sp.Rational(1, 10**9))
-        expects.append(Expectation(name, base, raw, abs_tol, rel_tol, b.src.loc(ekp(name))))
+        expects.append(Expectation(v.name, base, raw, abs_tol, rel_tol, b.src.loc(ekp(name))))
     that, that_text = None, ""
     if "that" in c:
         term = b.expression(c["that"], kp + ("that",))

@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
+
+# a written number (commas or underscores between digits, an exponent) and what follows it: its unit
+_NUMBER = re.compile(r"\s*([-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
+
+
+def split_quantity(text: str) -> tuple[str, str] | None:
+    """'3.35 TB/s' -> ('3.35', 'TB/s'); '2 1/s' and '5 /s' (a reciprocal unit, as chainc prints one) -> unit '1/s'."""
+    m = _NUMBER.match(str(text))
+    if not m:
+        return None
+    unit = m.group(2).strip()
+    return m.group(1), "1" + unit if unit.startswith("/") else unit
 
 
 def exact(x) -> Fraction | float:

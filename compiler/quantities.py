@@ -10,15 +10,13 @@ uses, so this module imports neither until it must.
 from __future__ import annotations
 
 import difflib
-import re
 from fractions import Fraction
 
 from .errors import ArgumentError
 from .limits import number_problem
-from .numbers import exact
+from .numbers import exact, split_quantity
 
 COUNTING = {"[token]", "[request]"}
-_NUMBER = re.compile(r"\s*([-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
 
 
 class UnknownUnit(ValueError):
@@ -49,13 +47,13 @@ def dim_text(d: dict) -> str:
 
 def parse_number(text: str) -> tuple[Fraction, str]:
     """'3.35 TB/s' -> (Fraction('3.35'), 'TB/s'); exact, commas allowed."""
-    m = _NUMBER.match(str(text))
-    if not m:
+    parts = split_quantity(text)
+    if parts is None:
         raise UnknownUnit(f"'{text}' is not a number with an optional unit")
-    problem = number_problem(m.group(1))
+    problem = number_problem(parts[0])
     if problem:
         raise UnknownUnit(f"{problem[0]} ({problem[1]})")
-    return Fraction(m.group(1).replace(",", "").replace("_", "")), m.group(2).strip()
+    return Fraction(parts[0].replace(",", "").replace("_", "")), parts[1]
 
 
 def given_value(model, name: str, text, unit=pint_unit) -> Fraction | float:
@@ -71,7 +69,7 @@ def given_value(model, name: str, text, unit=pint_unit) -> Fraction | float:
         raise ArgumentError(f"model '{model.name}' has no variable '{name}'", None, f"did you mean {' or '.join(close)}?" if close else f"variables: {', '.join(model.variables)}")
     factor = exact(var.factor)
     if isinstance(text, bool):
-        raise ArgumentError(f"{name}={text}: expected a number", None, f"for example {name}=1{var.unit or ''}")
+        raise ArgumentError(f"{name}={text}: expected a number", None, f"for example {name}=1 {var.unit or ''}")
     if isinstance(text, (int, float)):  # a number as people write it: in the display unit
         return (Fraction(str(text)) if isinstance(text, float) else Fraction(text)) * factor
     if not isinstance(text, str):  # a Fraction or SymPy number, as Solution.values holds them: base units
@@ -81,9 +79,9 @@ def given_value(model, name: str, text, unit=pint_unit) -> Fraction | float:
         number, written = parse_number(text)
         ufactor, got = unit(written) if written else (factor, want)
     except UnknownUnit as e:
-        raise ArgumentError(f"{name}={text}: {e}", None, f"write a number with an optional unit, such as {name}=10{var.unit or ''}") from None
+        raise ArgumentError(f"{name}={text}: {e}", None, f"write a number with an optional unit, such as {name}=10 {var.unit or ''}") from None
     if got != want and not omits_per_count(want, got):
-        raise ArgumentError(f"{name}={text}: that is {dim_text(got)}, but {name} is {dim_text(want)} ({var.unit or 'dimensionless'})", None, f"for example {name}=1{var.unit}")
+        raise ArgumentError(f"{name}={text}: that is {dim_text(got)}, but {name} is {dim_text(want)} ({var.unit or 'dimensionless'})", None, f"for example {name}=1 {var.unit}")
     return number * ufactor
 
 

@@ -16,6 +16,7 @@ import pint
 import sympy as sp
 
 from .limits import LIMITS, number_problem
+from .numbers import split_quantity
 
 Dim = pint.util.UnitsContainer
 DIMENSIONLESS = Dim()
@@ -24,7 +25,9 @@ ureg = pint.UnitRegistry(None, non_int_type=Fraction, autoconvert_offset_to_base
 ureg.load_definitions(str(Path(__file__).with_name("units.txt")))
 
 # a number, with its unit or without, as a model writes a value: '10 ms/token', '6,450', '1e-3'
-QUANTITY_TEXT = re.compile(r"^\s*[-+]?(\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?(\s*[A-Za-zµμ%(][^=<>]*)?\s*$")
+# a number and its unit: `3.35 TB/s`, and a reciprocal one as chainc prints it, `2 1/s` or `5 /s` (a space before,
+# none after the slash: `2 / tp` stays an expression)
+QUANTITY_TEXT = re.compile(r"^\s*[-+]?(\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?(\s*[A-Za-zµμ%(][^=<>]*|\s+1?/[A-Za-zµμ%(][^=<>]*)?\s*$")
 
 
 class BadUnit(ValueError):
@@ -77,9 +80,6 @@ def dim_str(dim: Dim | None) -> str:
     return text
 
 
-_NUMBER = re.compile(r"\s*([-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
-
-
 def exact_number(text: str) -> sp.Rational:
     """A written decimal number ('1,024', '8_030', '1e-3', '.5') -> an exact Rational; bounded, so never slow."""
     text = str(text).strip()
@@ -97,7 +97,7 @@ _DECIMAL = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 def parse_quantity(text: str) -> tuple[sp.Rational, str]:
     """'3.35 TB/s' -> (Rational('3.35'), 'TB/s'); the number is exact, commas allowed."""
-    m = _NUMBER.match(str(text))
-    if not m:
+    parts = split_quantity(text)
+    if parts is None:
         raise BadUnit(f"'{text}' is not a number with an optional unit")
-    return exact_number(m.group(1)), m.group(2).strip()
+    return exact_number(parts[0]), parts[1]

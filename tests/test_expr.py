@@ -667,3 +667,28 @@ def test_a_constant_without_a_value_is_refused_where_it_is_written(text, message
         parse(text)
     assert info.value.message == message
     assert info.value.loc.col == col, info.value.loc  # 1-based: the divisor or the constant, not the expression's start
+
+
+@pytest.mark.parametrize(("text", "per_second"), [("2 1/s", 2), ("5 /s", 5), ("1.5 1/ms", 1500), ("3 1/min", 0.05)])
+def test_a_reciprocal_unit_as_chainc_prints_it_is_a_quantity(tmp_path, text, per_second):
+    """`2 1/s` (how chainc prints a rate) was a syntax error: in a default, in expect: and on the command line it is 2 per second."""
+    import chainc
+    from chainc.cli import main
+
+    model = tmp_path / "rates.yaml"
+    model.write_text(
+        f'name: rates\ntitle: rates\nvariables:\n  rate: {{unit: 1/s, value: "{text}"}}\n  n: {{}}\nequations:\n  - n = rate * 1[s]\nchecks:\n  - about: as written\n    expect: {{rate: "{text}"}}\n'
+    )
+    assert float(chainc.solve(str(model)).values["n"]) == pytest.approx(per_second)
+    assert float(chainc.solve(str(model), rate=text).values["n"]) == pytest.approx(per_second)
+    assert chainc.run_checks(str(model))[0].ok
+    assert main(["solve", str(model), "--given", f"rate={text}", "--json"]) == 0
+
+
+def test_a_division_with_spaces_stays_an_expression(tmp_path):
+    import chainc
+
+    model = tmp_path / "half.yaml"
+    model.write_text('name: half\ntitle: half\nvariables:\n  tp: {value: 4}\n  x: {value: "8 / tp"}\n  y: {}\nequations:\n  - y = x\n')
+    with pytest.raises(chainc.errors.ModelError):  # a default is a number, not an expression of other variables: refused, not read as a unit
+        chainc.solve(str(model))

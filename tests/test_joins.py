@@ -92,3 +92,29 @@ def test_the_workbook_recalculates_as_the_solver(built, tmp_path):
     ws = openpyxl.load_workbook(fresh, data_only=True)["fleet"]
     row = next(r for r in ws.iter_rows() if r[0].value == "fleet_rate")
     assert row[1].value == pytest.approx(4 * throughput(32), rel=1e-9)
+
+
+def _fleet_with(tmp_path, checks: str) -> str:
+    text = Path(FLEET).read_text().replace("../../models/goodput.yaml", str(Path(FLEET).parent.parent.parent / "models" / "goodput.yaml"))
+    (tmp_path / "fleet.yaml").write_text(text + checks)
+    return str(tmp_path / "fleet.yaml")
+
+
+def test_a_check_names_a_joined_variable_as_expressions_do(tmp_path):
+    """decode.tpot in an expression was decode_tpot in expect: and given: keys; now it is decode.tpot everywhere. By hand,
+    at 64 decoders: (16.06e9 + 64 x 2,048 x 131,072) B / 3.35 TB/s = 9.92 ms per token."""
+    tpot = (W + 64 * 2048 * S) / B * 1e3
+    path = _fleet_with(tmp_path, f"checks:\n  - about: the joined TPOT\n    given: {{replicas: 2}}\n    expect: {{decode.tpot: {tpot:.4f} ms/token}}\n")
+    (outcome,) = chainc.run_checks(path)
+    assert outcome.ok, outcome.lines
+
+
+def test_the_joined_variables_other_spelling_is_refused_with_the_one_to_write(tmp_path):
+    path = _fleet_with(tmp_path, "checks:\n  - about: old\n    expect: {decode_tpot: 9.92 ms/token}\n")
+    with pytest.raises(chainc.errors.ModelError) as e:
+        chainc.solve(path)
+    assert "'decode_tpot' is the joined variable decode.tpot" in e.value.message and e.value.hint.startswith("write decode.tpot")
+    path = _fleet_with(tmp_path, "checks:\n  - about: typo\n    expect: {decode.tpto: 9.92 ms/token}\n")
+    with pytest.raises(chainc.errors.ModelError) as e:
+        chainc.solve(path)
+    assert "has no variable 'tpto'" in e.value.message and "did you mean decode.tpot?" in e.value.hint
