@@ -37,7 +37,8 @@ def _catalog(model: Model, project: Project | None):
 
 def query_of(model: Model, given: dict | None, find=(), gpu=None, llm=None, extra=(), check_domain=True) -> Query:
     values = tuple((n, given_value(model, n, v)) for n, v in (given or {}).items())
-    return Query(values, tuple(find), gpu, llm, tuple(extra), check_domain)
+    find = (find,) if isinstance(find, str) else tuple(find)  # find="batch" is one name, not five letters
+    return Query(values, find, gpu, llm, tuple(extra), check_domain)
 
 
 def solve(

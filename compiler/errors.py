@@ -57,6 +57,11 @@ class ChaincError(Exception):
         self.loc = loc
         self.hint = hint
 
+    def __str__(self) -> str:
+        """The message, its place and the hint: what a traceback in a notebook shows."""
+        where = f"{self.loc}: " if self.loc else ""
+        return f"{where}{self.message}" + (f"\nhint: {self.hint}" if self.hint else "")
+
     def render(self) -> str:
         """`path:line:col: error: message`, the source line with a caret, the hint."""
         where = f"{self.loc}: " if self.loc else ""

@@ -85,3 +85,13 @@ def test_show(capsys):
     assert d["uses"] == {"gpu": "h100-sxm", "llm": "llama-3.1-8b", "models": {}}
     assert next(r for r in d["reads"] if r["name"] == "gpu.memory_bandwidth")["value"] == "4.8"
     assert [q["name"] for q in d["questions"]] == ["max_batch", "fitting_batch_latency", "fitting_batch_memory", "fitting_batch"] and len(d["checks"]) == 9
+
+
+def test_find_takes_one_name_and_errors_carry_their_hint():
+    """find="batch" was split into letters ("no variable 'b'"); str() of an error dropped its hint, which a traceback shows."""
+    import chainc
+
+    assert chainc.solve("goodput", find="batch", tpot="10ms").display("batch") == pytest.approx(64.967116355896)
+    with pytest.raises(chainc.errors.ArgumentError) as e:
+        chainc.solve("goodput", bach=3)
+    assert str(e.value) == "model 'goodput' has no variable 'bach'\nhint: did you mean batch?"

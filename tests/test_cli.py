@@ -149,3 +149,11 @@ def test_checks_on_other_hardware_are_references_not_failures(capsys, project):
     assert code == 0 and data["not_applicable"] == checks and not any(c["applies"] for c in data["models"][0]["checks"])
     code, out, _ = run(capsys, "check", "goodput", "--gpu", "h100-sxm")  # its own hardware, named: the checks apply
     assert code == 0 and f"ok  goodput: {checks}/{checks} checks" in out
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    """`chainc solve ... --json | head` ended in two BrokenPipeError tracebacks; now it ends as a Unix tool does (141, no words)."""
+    cmd = f"{CONSOLE_SCRIPT} solve hol-blocking --json --given long_prompt=3000000 | head -c 10; echo \" rc=${{PIPESTATUS[0]}}\""
+    r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.stdout.endswith(" rc=141\n") and r.stdout.startswith("{"), r.stdout
+    assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr

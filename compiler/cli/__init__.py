@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import signal
+import sys
 
 from rich.console import Console
 
@@ -159,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             err.print(plain(e.render()))
         return e.exit_code
+    except BrokenPipeError:  # `chainc solve goodput --json | head`: the reader left; end quietly, as a Unix tool does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit would raise again
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe stopped
     except OSError as e:  # writing an output (plot -o, a cache): say which file, never a traceback
         message = f"cannot write {display_path(e.filename) if e.filename else 'a file'}: {e.strerror or e}"
         if as_json:

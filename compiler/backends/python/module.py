@@ -118,9 +118,9 @@ class Module(Arguments):
                 fname = ctx.globals.take(q, "question")
                 self.public.append((fname, question_function(self, fname, report.asking[q])))
             elif q in report.asking:
-                self.gaps.append((f"question {q} (its condition {unplanned[0]} cannot be planned: {report.answers[unplanned[0]]})", None))
+                self.gaps.append((f"question {q} (its condition {unplanned[0]} cannot be planned: {report.answers[unplanned[0]].message})", None))
             else:
-                self.gaps.append((f"question {q} (it cannot be planned: {report.answers[q]})", None))
+                self.gaps.append((f"question {q} (it cannot be planned: {report.answers[q].message})", None))
         if "custom" in report.queries:
             sol = report.queries["custom"]
             find = [n for n in m.variables if n in sol.program.outputs and n in self.options.find] or list(self.options.find)
