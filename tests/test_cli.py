@@ -153,7 +153,7 @@ def test_checks_on_other_hardware_are_references_not_failures(capsys, project):
 
 def test_a_reader_that_stops_early_ends_the_command_quietly():
     """`chainc solve ... --json | head` ended in two BrokenPipeError tracebacks; now it ends as a Unix tool does (141, no words)."""
-    cmd = f"{CONSOLE_SCRIPT} solve hol-blocking --json --given long_prompt=3000000 | head -c 10; echo \" rc=${{PIPESTATUS[0]}}\""
+    cmd = f'{CONSOLE_SCRIPT} solve hol-blocking --json --given long_prompt=3000000 | head -c 10; echo " rc=${{PIPESTATUS[0]}}"'
     r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.stdout.endswith(" rc=141\n") and r.stdout.startswith("{"), r.stdout
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
