@@ -10,6 +10,7 @@ search when they depend on its tear.
 
 from __future__ import annotations
 
+import hashlib
 from fractions import Fraction
 from functools import lru_cache
 
@@ -55,6 +56,10 @@ def expr(e: sp.Basic) -> P.Expr:
 
 
 def _node(e: sp.Basic, args: list) -> P.Expr:
+    if isinstance(e, sp.RisingFactorial):  # SymPy's prod(x + k for k in range(n)), as the product it is (n whole, as ever)
+        x, n = args
+        k = "k#rf" + hashlib.sha1(sp.srepr(e).encode()).hexdigest()[:8]  # a name of its own, the same every run
+        return P.Sum("prod", k, P.Num(Fraction(0)), P.Add((n, P.Num(Fraction(-1)))), P.Add((x, P.Ref(k))))
     if isinstance(e, sp.Symbol):
         return P.Ref(e.name)
     if isinstance(e, AppliedUndef):  # a table aggregate, applied to the table's inputs for the dependency graph
@@ -158,7 +163,10 @@ class _Lowerer:
     def step(self, s: Step, body: list) -> None:
         if s.method == "define":
             name = s.unknowns[0]
-            e = expr(s.candidates[0][name])
+            try:
+                e = expr(s.candidates[0][name])
+            except Unlowerable:  # SymPy's form has a node the program lacks (a product it evaluated to RisingFactorial): search
+                return self.search(s, body)
             self.tables_for([e], body)
             body.append(P.Assign(name, e, site(s.equations[0])))
             body.append(P.Check(name, site(s.equations[0])))
