@@ -133,6 +133,16 @@ def write_search(qc, answer_row: int, row: int) -> int:
     return row + 1
 
 
+def _first_hit(sheet, extra, end: int, row: int, ks: list, hits: list, label: str):
+    """The probe rows' k and hit columns as ranges, and a row whose cell is the first row where hit = 1 (MATCH)."""
+    first = row - len(ks)
+    col_k, col_h = get_column_letter(end), get_column_letter(end + 1)
+    krange = xl.Range(f"${col_k}${first}:${col_k}${row - 1}", tuple(k.value for k in ks))
+    hrange = xl.Range(f"${col_h}${first}:${col_h}${row - 1}", tuple(h.value for h in hits))
+    sheet.text(row, 1, label, font=GREY_FONT)
+    return row + 1, krange, extra(row, 2, xl.fn("MATCH", n(1), hrange, n(0)))
+
+
 def _every(ctx, row: int):
     """A small whole-number domain: one probe per value, from the answer's end, and the first that holds is the answer."""
     qc, sheet, at_k, extra, end, base, last, want_max = ctx
@@ -144,13 +154,7 @@ def _every(ctx, row: int):
         holds.append(extra(row, end + 1, xl.fn("IF", xl.op("=", f, n(1)), n(1), n(0))))
         ks.append(kc)
         row += 1
-    rows = (row - len(ks), row - 1)
-    col_k, col_h = get_column_letter(end), get_column_letter(end + 1)
-    krange = xl.Range(f"${col_k}${rows[0]}:${col_k}${rows[1]}", tuple(k.value for k in ks))
-    hrange = xl.Range(f"${col_h}${rows[0]}:${col_h}${rows[1]}", tuple(h.value for h in holds))
-    sheet.text(row, 1, "first that holds", font=GREY_FONT)
-    where = extra(row, 2, xl.fn("MATCH", n(1), hrange, n(0)))
-    row += 1
+    row, krange, where = _first_hit(sheet, extra, end, row, ks, holds, "first that holds")
     none = xl.fn("ISNA", where)
     outcome = xl.fn("IF", none, n(-10), xl.fn("IF", xl.op("=", where, n(1)), n(2), n(1)))  # nothing holds: infeasible
     return row, outcome, xl.fn("IF", none, n(0), xl.fn("INDEX", krange, where, n(1)))
@@ -171,13 +175,7 @@ def _expand_bisect(ctx, row: int, f_base, hit):
         hits.append(h)
         prev_k, prev_hit = k, xl.op("=", h, n(1))
         row += 1
-    rows = (row - EXPAND, row - 1)  # the expansion rows
-    col_k, col_h = get_column_letter(end), get_column_letter(end + 1)
-    krange = xl.Range(f"${col_k}${rows[0]}:${col_k}${rows[1]}", tuple(k.value for k in ks))
-    hrange = xl.Range(f"${col_h}${rows[0]}:${col_h}${rows[1]}", tuple(h.value for h in hits))
-    sheet.text(row, 1, "turned at", font=GREY_FONT)
-    where = extra(row, 2, xl.fn("MATCH", n(1), hrange, n(0)))
-    row += 1
+    row, krange, where = _first_hit(sheet, extra, end, row, ks, hits, "turned at")
     a = extra(row, end + 2, xl.fn("IF", xl.op("=", where, n(1)), n(base), xl.fn("INDEX", krange, xl.op("-", where, n(1)), n(1))))
     b = extra(row, end + 3, xl.fn("INDEX", krange, where, n(1)))
     sheet.text(row, 1, "bracket", font=GREY_FONT)
