@@ -1,7 +1,7 @@
 """The random chains' workbook, for tests/test_agreement*.py: which chains it prints, and its cells against the solver.
 
 `workbook_sample` draws chains the Excel backend prints; what it may refuse is decided in one
-place, `workbook_builds` (REFUSED_NESTING: a grid of sums inside a grid, or of a product);
+place, `workbook_builds` (REFUSED_NESTING: a grid of sums inside a grid, or of a product, not written out);
 `live_point` and `compare_live` check a recalculated workbook with typed-in inputs.
 """
 
@@ -45,9 +45,10 @@ def workbook_sample(chain_project: Project, out: Path, size: int) -> list[Accept
 
 
 # The workbook prints a sum inside another one's terms as a grid where it reads the enclosing index (one row
-# per outer term): a formula has two axes, so a grid inside a grid, or a grid of a product, is refused with
-# exactly this located error, and the modules are still compared.
-REFUSED_NESTING = "whose terms read their own index and an enclosing sum's (a formula holds a grid of terms at most)"
+# per outer term): a formula has two axes, so a grid inside a grid, or a grid of a product, is written out
+# term by term over an enclosing sum with constant bounds, or else refused with exactly this located error,
+# and the modules are still compared.
+REFUSED_NESTING = "whose terms read their own index and an enclosing sum's (a formula holds a grid of terms at most"
 
 
 def refused_grid(e, enclosing: frozenset = frozenset(), axes: int = 0) -> bool:
@@ -96,7 +97,8 @@ def workbook_builds(project: Project, a: Accepted) -> bool:
             assert REFUSED_NESTING is None or REFUSED_NESTING not in e.message, f"the workbook refused a nesting it prints:\n{e.render()}\n{a.chain.text}"
             AGREE["cannot print (Excel)"] += 1
         return False
-    assert not refuse, f"the workbook printed a sum whose inner part reads an enclosing index, which it should refuse:\n{a.chain.text}"
+    if refuse:  # written out term by term: its numbers are compared with the solver's like any other
+        AGREE["written out by the workbook: grids"] += 1
     return True
 
 

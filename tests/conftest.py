@@ -122,7 +122,8 @@ def pytest_terminal_summary(terminalreporter):
         if a["workbook chains"]:
             terminalreporter.write_line(
                 f"  workbook: {a['workbook chains']:,} chains recalculated by LibreOffice ({a['cannot print (Excel)']:,} cannot print, "
-                f"{a['refused by the workbook: grids']:,} refused as a grid of sums it cannot lay out, their modules compared), "
+                f"{a['refused by the workbook: grids']:,} refused as a grid of sums it cannot lay out, their modules compared; "
+                f"{a['written out by the workbook: grids']:,} grids written out term by term), "
                 f"{a['workbook live points']:,} with typed-in inputs, {a['workbook cells compared']:,} cells compared in {AGREE_SECONDS['workbook']:.1f} s"
             )
     if FUZZ_EXAMPLES:

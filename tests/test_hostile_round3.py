@@ -12,6 +12,7 @@ import math
 import re
 import threading
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import openpyxl
@@ -61,7 +62,7 @@ ERRORS = [
 ERRORS.append(
     ("limit-in-condition.yaml", ("--question", "fitting"), 10, 3, "beyond the 10,000 digits chainc computes with, in question fitting: factorial(p) <= 0", "CHAINC_MAX_EXACT_DIGITS")
 )  # a limit met where the condition is evaluated, outside every statement: a traceback once (the constructs' fuzz)
-VALUES = ["nested-sum-constant-inner.yaml", "nested-sum-dependent.yaml", "degree-1000.yaml", "nested-if-condition.yaml"]
+VALUES = ["nested-sum-constant-inner.yaml", "nested-sum-dependent.yaml", "degree-1000.yaml", "nested-if-condition.yaml", "nested-grid-written-out.yaml"]
 
 
 def test_corpus_is_complete():
@@ -308,6 +309,36 @@ def test_a_typed_input_the_solver_refuses_gets_the_solvers_words(capsys, tmp_pat
         assert code == 2 and want in (f"given n = {typed} is outside its domain (positive integer)", f"given n = {typed} is not a whole number")
     for engine, rows in typed_and_recalculated(tmp_path, path, "nested-sum-dependent", {"n": typed}).items():
         assert rows["n"][1] == "#N/A" and any(str(v).startswith(want + ": type a") for v in rows["n"]), (engine, want, rows["n"])
+
+
+def written_out(n: int) -> dict:
+    """nested-grid-written-out.yaml by hand, with Python's loops and exact fractions."""
+    return {
+        "p": sum(math.prod(j + k + n for j in range(k)) for k in range(4)),
+        "q": sum(sum(sum(i * j * n for i in range(j)) for j in range(k)) for k in range(6)),
+        "r": math.prod(math.prod(1 + Fraction(j, k + n) for j in range(k)) for k in range(1, 5)),
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [5, 2, 13])
+def test_the_workbook_writes_out_grids_it_cannot_hold_live(tmp_path, n):
+    """A grid of a product, and a grid inside a grid, over constant outer bounds: live, typed n, two engines."""
+    path = CORPUS / "nested-grid-written-out.yaml"
+    assert {k: solve(str(path), given={"n": n}).values[k] for k in "pqr"} == written_out(n)
+    for engine, rows in typed_and_recalculated(tmp_path, path, "nested-grid-written-out", {"n": n}).items():
+        for name, want in written_out(n).items():
+            assert rows[name][1] == pytest.approx(float(want), rel=1e-12), (engine, name, n, rows[name])
+
+
+def test_a_written_out_sum_past_excels_formula_length_is_refused_located(capsys, tmp_path):
+    path = tmp_path / "long.yaml"
+    path.write_text(
+        "name: long\ntitle: Long\nvariables:\n  n: {value: 5, integer: true}\n  s: {}\nequations:\n  - s = sum(sum(sum(i * j * n for i in range(j)) for j in range(k)) for k in range(40))\n"
+    )
+    code, out, err = run(capsys, "build", path, "--out", tmp_path / "out", "--format", "xlsx")
+    assert_located_error(code, out, err, path, 7, 5, "characters (Excel's limit is 8,192)", "build another format")
+    assert not list((tmp_path / "out").glob("*.xlsx"))
 
 
 GRID_REFUSED = [

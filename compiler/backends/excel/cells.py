@@ -161,6 +161,8 @@ class Sheet:
         c = self.ws.cell(row=row, column=col)
         c.value = xl.formula(node)
         c.data_type = "f"
+        if len(c.value) - 1 > xl.FORMULA_CHARS:  # Excel refuses to open the file; LibreOffice would not say
+            self.book.problem(None, f"a formula of {len(c.value) - 1:,} characters (Excel's limit is {xl.FORMULA_CHARS:,})", f"the cell {self.ws.title}!{c.coordinate}")
         if xl.has_series(node):  # Gnumeric applies a function to each term of a SUMPRODUCT only in an array formula
             self.book.arrays.add((self.ws.title, c.coordinate))
         if cached is None:

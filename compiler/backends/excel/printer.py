@@ -47,6 +47,26 @@ class Inline:
     expr: object
 
 
+UNROLL_TERMS = 64  # the terms of sums written out, one copy of the body each, in one formula where no array holds them
+
+
+class _Unroll(Exception):
+    """Raised by a grid no formula holds (of a sum or a product: `kind`), for an enclosing sum to write itself out."""
+
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class At:
+    """One term of an unrolled sum: its body with the index at `value`."""
+
+    body: object
+    index: str
+    value: Fraction
+
+
 @dataclass
 class Prod:
     coef: Fraction | float
@@ -71,13 +91,14 @@ class Printer:
         self.terms = 0  # > 0 inside a sum's body, where a formula is an array (one value per term)
         self.indices: list[str] = []  # the indices of the sums around the formula being printed
         self.axes = 0  # the array's axes there: 1 inside a sum's terms, 2 inside a grid's (a sum reading the one around)
+        self.unrolled = 0  # the terms of sums written out term by term so far (UNROLL_TERMS)
 
     # --- entry points ---------------------------------------------------------------------------
 
     def value(self, e, factor=Fraction(1)):
         """The tree of `e` (base units) in the display unit whose factor (display -> base) is `factor`."""
         p = _prod(self._conv(e))
-        return self._node(Prod(p.coef / factor if isinstance(p.coef, float) else p.coef / Fraction(factor), p.nums, p.dens))
+        return self._fits(self._node(Prod(p.coef / factor if isinstance(p.coef, float) else p.coef / Fraction(factor), p.nums, p.dens)))
 
     def condition(self, e, approx_eq: bool = False):
         """A comparison or logic expression; approx_eq: `==` holds to 1e-9 relative, as a check's relation does."""
@@ -232,13 +253,14 @@ class Printer:
 
         A sum whose count or terms read an enclosing sum's index, and whose terms read its own, is a grid
         (xl.Series.width): the enclosing index down a column, its own along a row. A formula has two axes,
-        so a grid inside a grid is refused, and so is a grid of a product (no function multiplies a row).
+        and no function multiplies a row, so a grid inside a grid, or a grid of a product, asks the enclosing
+        sum to unroll: one copy of its terms per value of its index, where its bounds are constants and its
+        terms few (`_unrolled`). Otherwise it is refused.
         """
-        reads = bool(P.refs(e) & set(self.indices))  # an enclosing sum's index: its count or terms vary with it
-        grid = reads and e.index in P.refs(e.body)
+        reads = P.refs(e) & set(self.indices)  # an enclosing sum's index: its count or terms vary with it
+        grid = bool(reads) and e.index in P.refs(e.body)
         if grid and (self.axes > 1 or e.kind != "sum"):
-            what = "a product" if e.kind != "sum" else "a sum inside two enclosing sums"
-            return self._problem(f"{what} whose terms read their own index and an enclosing sum's (a formula holds a grid of terms at most)")
+            raise _Unroll(e.kind)
         count = self._node(self._conv(P.Add((e.hi, P.Mul((P.Num(Fraction(-1)), e.lo)), P.Num(Fraction(1))))))
         width = xl.fn("MAX", count) if grid else None
         rows = xl.fn("ROW", xl.fn("INDIRECT", xl.op("&", xl.Str("1:"), width if grid else count)))
@@ -252,14 +274,50 @@ class Printer:
         self.indices.append(e.index)
         try:
             body = self._node(self._conv(e.body))
+        except _Unroll as u:
+            body, inner = None, u.kind
         finally:
             self.resolve, self.terms, self.axes = outer, terms, axes
             self.indices.pop()
+        if body is None:  # the nearest enclosing sum that can be written out is; beyond the outermost, refused
+            return self._unrolled(e, inner)
         if e.index in P.refs(e.body):
             return Prod(Fraction(1), [xl.Series(e.kind, rows, count, body, width)])
         if e.kind == "sum":  # SUMPRODUCT of one number is that number: n terms of it are n times it
             return Prod(Fraction(1), [xl.fn("IF", xl.op("<", count, xl.number(1)), xl.number(0), xl.op("*", count, body))])
         return Prod(Fraction(1), [xl.fn("IF", xl.op("<", count, xl.number(1)), xl.number(1), xl.op("^", body, count))])
+
+    def _unrolled(self, e, inner: str):
+        """`e` as one copy of its terms per value of its index: sum(prod(j + k for j in range(k)) for k in range(4))."""
+        lo, hi = e.lo, e.hi
+        count = hi.value - lo.value + 1 if isinstance(lo, P.Num) and isinstance(hi, P.Num) else None
+        if count is not None and count.denominator == 1 and self.unrolled + max(count, 0) <= UNROLL_TERMS:
+            self.unrolled += max(int(count), 0)
+            terms = tuple(At(e.body, e.index, lo.value + k) for k in range(max(int(count), 0)))
+            return self._conv(P.Add(terms) if e.kind == "sum" else P.Mul(terms))
+        if self.indices:  # an enclosing sum may be written out instead
+            raise _Unroll(inner)
+        what = "a product" if inner != "sum" else "a sum inside two enclosing sums"
+        return self._problem(
+            f"{what} whose terms read their own index and an enclosing sum's (a formula holds a grid of terms at most;"
+            f" an enclosing sum is written out term by term only if its bounds are constants, at most {UNROLL_TERMS} terms in all)"
+        )
+
+    def _At(self, e):
+        outer = self.resolve
+        self.resolve = lambda name: (Inline(P.Num(Fraction(e.value))), 1) if name == e.index else outer(name)
+        try:
+            return self._conv(e.body)
+        finally:
+            self.resolve = outer
+
+    def _fits(self, tree):
+        """The tree, or a problem if its formula is longer than Excel opens (a sum written out term by term can be)."""
+        chars = len(xl.text(tree))
+        if chars > xl.FORMULA_CHARS:
+            self._problem(f"a formula of {chars:,} characters (Excel's limit is {xl.FORMULA_CHARS:,})")
+            return xl.fn("NA")
+        return tree
 
     def _problem(self, what: str):
         self.problems.append(what)

@@ -199,6 +199,9 @@ def has_series(node) -> bool:
     return False
 
 
+# "Length of formula contents: 8,192 characters" (Microsoft, Excel specifications and limits)
+FORMULA_CHARS = 8192
+
 # --- printing -------------------------------------------------------------------------------------
 
 
