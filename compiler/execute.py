@@ -122,7 +122,7 @@ def require(model, program: P.Program, name: str, value, what: str) -> None:
     d = program.domains[name]
     var = model.variables[name]
     try:
-        V.require(value, value / d.factor, what, name, d.unit, d.integer, d.text, (d.kind, d.lo, d.hi))
+        V.require(value, value / d.factor, what, name, d.unit, d.integer, d.text, d.bounds)
     except V.ChainError as e:
         raise ArgumentError(e.message, var.loc, e.hint) from None
 
@@ -163,7 +163,7 @@ def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None
     b = boundary.values[q.find] if boundary is not None else None
     closed = boundary is not None and q.find not in boundary.numeric
     try:
-        value, how, back = answer(b, feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict, d.integer)
+        value, how, back = answer(b, feasible, lambda x: V.admits(x, *d.bounds), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict, d.integer, d.values)
     except NoAnswer as e:
         raise _no_answer(model, rule, e, at) from None
     return Answer(q, value, b if b is not None else value, at(value), boundary, Rounding(how, rule.step, back, closed))
@@ -177,7 +177,7 @@ def _combined(model, rule: Asking, at: Callable, feasible: Callable, d, parts: t
         for label, pq, r in parts
     )  # fmt: skip
     try:
-        value, how, binding = combine([(x.label, x.value, x.kind) for x in limits], feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, d.integer)
+        value, how, binding = combine([(x.label, x.value, x.kind) for x in limits], feasible, lambda x: V.admits(x, *d.bounds), q.seek, rule.step, rule.lo, rule.hi, rule.probe, d.integer, d.values)
     except NoAnswer as e:
         if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages say where they fail
             err = nowhere(q.name, [r for label, _, r in parts if label in e.at])

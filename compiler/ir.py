@@ -21,9 +21,12 @@ class Domain:
     integer: bool = False
     lo: sp.Expr | None = None  # base units, inclusive
     hi: sp.Expr | None = None
+    values: tuple | None = None  # a finite set (`values:`), ascending, base units; lo and hi are its ends
 
     def admits(self, x) -> bool:
         if not x.is_real:
+            return False
+        if self.values is not None and x not in self.values:
             return False
         if self.kind == "positive" and not x > 0:
             return False
@@ -36,6 +39,10 @@ class Domain:
     def describe(self, q: Quantity | None = None) -> str:
         """'positive integer, at least 1', with bounds in the quantity's display unit."""
         words = self.kind + (" integer" if self.integer else "")
+        if self.values is not None:
+            shown = [f"{float(q.to_display(v) if q is not None else v):g}" for v in self.values]
+            listed = ", ".join(shown) if len(shown) <= 8 else ", ".join(shown[:3]) + f", ... ({len(shown)} values), " + ", ".join(shown[-2:])
+            return words + f", one of {listed}" + (f" {q.unit}" if q is not None and q.unit else "")
         for word, bound in (("at least", self.lo), ("at most", self.hi)):
             if bound is not None:
                 shown = q.to_display(bound) if q is not None else bound

@@ -102,6 +102,7 @@ LIMITS = {
             "the seconds one step may take: loading a model, planning a query's shape, a forward solve, a question's search",
             "if the model is right, raise the limit, e.g. CHAINC_MAX_SOLVE_SECONDS=600",
         ),
+        Limit("set_values", 10_000, None, "the values of one variable's set (values:), each tried by a question over it", "use a range with a coarser step, or a min: and max:"),
         # tables and sweeps
         Limit("table_rows", 1000, None, "the rows of one table unless it sets max_rows", "set max_rows: on the table (at most 100,000)"),
         Limit("table_rows_max", 100_000, None, "the largest max_rows a table may set", "split the simulation into coarser steps"),

@@ -27,6 +27,7 @@ from .order import Cycle, topological
 from .schema import MODEL_SCHEMA, validate
 from .source import KeyPath, Source, load_yaml
 from .units import DIMENSIONLESS, QUANTITY_TEXT, BadUnit, dim_str, parse_quantity, parse_unit
+from .value_sets import value_set
 
 if TYPE_CHECKING:
     from .project import Project
@@ -219,8 +220,8 @@ class Builder:
             changes["default"] = self.quantity(spec["value"], kp + ("value",), v.unit, v.factor, v.dim, f"default of {v.name}")
         lo = self.quantity(spec["min"], kp + ("min",), v.unit, v.factor, v.dim, f"min of {v.name}") if "min" in spec else None
         hi = self.quantity(spec["max"], kp + ("max",), v.unit, v.factor, v.dim, f"max of {v.name}") if "max" in spec else None
-        if lo is not None or hi is not None:
-            changes["domain"] = Domain(v.domain.kind, v.domain.integer, lo, hi)
+        if "values" in spec or lo is not None or hi is not None:  # a finite set has its own ends
+            changes["domain"] = value_set(self, v, spec, kp) if "values" in spec else Domain(v.domain.kind, v.domain.integer, lo, hi)
         if changes:
             v = _replace(v, **changes)
             self.variables[v.name] = v

@@ -224,7 +224,8 @@ def _fraction(x) -> Fraction | None:
 @lru_cache(maxsize=4096)
 def domain_of(v: Variable) -> P.Domain:
     d = v.domain
-    return P.Domain(d.kind, d.integer, _fraction(d.lo), _fraction(d.hi), d.describe(v), v.unit, _fraction(v.factor))
+    values = tuple(_fraction(x) for x in d.values) if d.values is not None else None
+    return P.Domain(d.kind, d.integer, _fraction(d.lo), _fraction(d.hi), d.describe(v), v.unit, _fraction(v.factor), values)
 
 
 def domain(model: Model, name: str) -> P.Domain:

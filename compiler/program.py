@@ -225,6 +225,12 @@ class Domain:
     text: str  # 'positive integer, at least 1'
     unit: str  # display unit
     factor: Fraction  # display -> base
+    values: tuple[Fraction, ...] | None = None  # a finite set, ascending (lo and hi are its ends)
+
+    @property
+    def bounds(self) -> tuple:
+        """(kind, lo, hi, values): runtime.values.admits's arguments after x."""
+        return self.kind, self.lo, self.hi, self.values
 
 
 @dataclass(frozen=True, eq=False)  # identity: one program per plan (lower() is cached)

@@ -174,6 +174,8 @@ class Answer:
             return f"the {'largest' if self.question.seek == 'max' else 'smallest'} allowed value"
         if r.how == "search":
             return "found by searching its domain (no closed-form boundary)"
+        if r.how == "set":
+            return "found by trying each value of its set"
         text = f"{r.how} of the boundary {V.shown(self.boundary / exact(var.factor))} to steps of {V.shown(r.step / exact(var.factor))}"
         return text + (", one step back to meet a strict condition" if r.stepped_back else "")
 

@@ -110,7 +110,7 @@ class Runner:
 
         def run(env, state):
             v = env[name]
-            if not V.admits(v, dom.kind, dom.lo, dom.hi):
+            if not V.admits(v, *dom.bounds):
                 shown = f"{name} = {V.shown(v / dom.factor)} {dom.unit}".rstrip()
                 raise SolveError(f"{shown} is outside its domain ({dom.text})", s.site.loc, f"from {s.site.what}; check the inputs")
 
@@ -119,7 +119,7 @@ class Runner:
     def _pick(self, s: P.Pick):
         cands = [[compile_expr(e) for e in c] for c in s.candidates]
         names = s.names
-        doms = [(self.domains[n].kind, self.domains[n].lo, self.domains[n].hi) for n in names]
+        doms = [self.domains[n].bounds for n in names]
 
         def run(env, state):
             options = []

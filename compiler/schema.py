@@ -41,6 +41,22 @@ VARIABLE = {
         "min": {**_number_or_text, "description": "Smallest allowed value (display unit or quantity)."},
         "max": {**_number_or_text, "description": "Largest allowed value (display unit or quantity)."},
         "digits": {"type": "integer", "minimum": 1, "maximum": 15, "description": "Significant figures to show."},
+        "values": {
+            "description": "The finite set of values the variable may take: a list ([1, 2, 4, 8]) or a range ({from: 1, to: 64, step: x2}); questions answer from it.",
+            "oneOf": [
+                {"type": "array", "minItems": 1, "items": _number_or_text},
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["from", "to", "step"],
+                    "properties": {
+                        "from": {**_number_or_text, "description": "The smallest value."},
+                        "to": {**_number_or_text, "description": "The largest value (included if the steps land on it)."},
+                        "step": {**_number_or_text, "description": "The distance between neighbours (8), or their ratio ('x2')."},
+                    },
+                },
+            ],
+        },
     },
 }
 

@@ -82,8 +82,12 @@ class Draft:
                 del spec["min"]
         if draw(st.integers(0, 6)) == 0:
             spec["max"] = value + draw(st.sampled_from((0, 2, 10)))
+        members = None
+        if "min" not in spec and "max" not in spec and draw(st.integers(0, 5)) == 0:  # a set of values around the default
+            steps = draw(st.lists(st.sampled_from((1, 2, 3, 5, 16) if integer else (0.5, 1, 2.5, 10)), min_size=1, max_size=4))
+            members = spec["values"] = sorted({value, *(value + e for e in steps)})
         self.variables.append(f"  {n}: {_flow(spec)}")
-        self.inputs[n] = {"dim": d, "integer": integer, "domain": domain, "value": value}
+        self.inputs[n] = {"dim": d, "integer": integer, "domain": domain, "value": value, "values": members}
         self.scope.names.append((n, d))
         if integer:
             self.scope.whole.append((n, d, "max" in spec))
@@ -296,6 +300,8 @@ def _point(draw, inputs: dict) -> dict:
             continue
         if draw(st.integers(0, 7)) == 0:
             point[n] = draw(st.sampled_from(ODD_VALUES))
+        elif v["values"] and draw(st.integers(0, 3)):  # mostly one of its set
+            point[n] = draw(st.sampled_from(v["values"]))
         elif v["integer"]:
             point[n] = draw(st.integers(0, 7))
         else:

@@ -167,8 +167,8 @@ def _question(model: Model, q: Question, a: Answer) -> QuestionView:
     v = shown(var, a.value, var.digits)
     if r.how in ("floor", "ceiling"):
         rounding = Rounding(r.how, shown(var, r.step), b, v, r.stepped_back)
-    elif r.how == "edge":
-        rounding = Rounding("edge", None, b, v)
+    elif r.how in ("edge", "set"):
+        rounding = Rounding(r.how, None, b, v)
     else:
         rounding = Rounding("none", None, b, v)
     return QuestionView(q, var, steps, form, rounding, a)

@@ -762,9 +762,11 @@ def _real(x, what: str):
     return x
 
 
-def _admits(x, kind: str, lo=None, hi=None) -> bool:
-    """Whether x lies in a variable's domain: real, of the right sign, within min and max."""
+def _admits(x, kind: str, lo=None, hi=None, values=None) -> bool:
+    """Whether x lies in a variable's domain: real, of the right sign, within min and max, one of its set's values."""
     if isinstance(x, complex) or x != x:
+        return False
+    if values is not None and not _member(x, values):
         return False
     if kind == "positive" and not x > 0:
         return False
@@ -773,6 +775,13 @@ def _admits(x, kind: str, lo=None, hi=None) -> bool:
     if lo is not None and x < lo:
         return False
     return not (hi is not None and x > hi)
+
+
+def _member(x, values) -> bool:
+    """x is one of the set's values (exact ones; a float to 1e-12 relative, as a computed 0.1 s is 1/10 s)."""
+    if not isinstance(x, float):
+        return x in values
+    return any(x == v or abs(x - v) <= 1e-12 * abs(v) for v in values)
 
 
 def _require(x, shown_value, what: str, name: str, unit: str, integer: bool, text: str, domain: tuple) -> None:
@@ -852,29 +861,30 @@ class _NoAnswer(ValueError):
         self.kind, self.at, self.where, self.boundary, self.searched = kind, at, where, boundary, searched
 
 
-def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool, integer: bool = False) -> tuple:
+def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool, integer: bool = False, values=None) -> tuple:
     """(value, how, stepped_back): how is 'boundary', 'edge', 'floor', 'ceiling' or 'search'; raises NoAnswer.
 
     boundary: the closed-form boundary's value or None; feasible(x), admissible(x): the condition
     holds at x, x is in the variable's domain; closed: boundary is a closed form; step: the rounding
     grid (None: none); lo, hi: the domain's edges (None: open); probe: where a search starts;
-    integer: the variable takes whole numbers (of its base unit: step is then its unit).
+    integer: the variable takes whole numbers (of its base unit: step is then its unit); values: its finite
+    set (None: none), every value of which is tried, the closed form's boundary aside.
     """
-    if boundary is not None and closed:
+    if boundary is not None and closed and values is None:
         try:
             return _from_boundary(boundary, feasible, admissible, seek, step, lo, hi, strict)
         except _NoAnswer as near:
             if not near.where == "neither side":
                 raise  # the closed form settles it (an open set has no largest value; an unbounded one no edge)
             try:  # no point near the closed-form boundary meets the condition: search the whole domain before saying so
-                return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+                return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
             except _NoAnswer as far:
                 near.searched = far.searched  # the boundary's point says more than the search's last one
                 raise near from None
-    return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+    return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
 
 
-def _combine(limits, feasible, admissible, seek: str, step, lo, hi, probe, integer: bool = False) -> tuple:
+def _combine(limits, feasible, admissible, seek: str, step, lo, hi, probe, integer: bool = False, values=None) -> tuple:
     """A question with several conditions: (value, how, binding) from each condition's own answer; raises NoAnswer.
 
     limits: (label, value, kind) per condition, kind 'answer', 'infeasible' or 'unbounded'
@@ -888,12 +898,12 @@ def _combine(limits, feasible, admissible, seek: str, step, lo, hi, probe, integ
     failing = tuple(label for label, _, kind in limits if kind == "infeasible")
     if failing:
         raise _NoAnswer("infeasible", at=failing)
-    values = [v for _, v, kind in limits if kind == "answer"]
-    if values:
-        best = min(values) if seek == "max" else max(values)
+    answers = [v for _, v, kind in limits if kind == "answer"]
+    if answers:
+        best = min(answers) if seek == "max" else max(answers)
         if admissible(best) and _holds(feasible, best):
             return best, "limit", tuple(label for label, v, kind in limits if kind == "answer" and v == best)
-    value, how, _ = _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+    value, how, _ = _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
     return value, how, ()
 
 
@@ -934,10 +944,10 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     return value, how, stepped_back
 
 
-def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tuple:
+def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values=None) -> tuple:
     want_max = seek == "max"
     unit = step if integer and step else 1
-    pts = [x for x in _grid(lo, hi, probe, integer, unit) if admissible(x)]
+    pts = [x for x in (values or _grid(lo, hi, probe, integer, unit)) if admissible(x)]
     ok = _scan(feasible, pts, want_max, (hi if want_max else lo) is not None)
     if not any(ok):
         at = lo if lo is not None else hi if hi is not None else probe  # the point a reader would try first
@@ -953,6 +963,8 @@ def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tu
         edge = pts[run - 1] if want_max else pts[run]
         raise _NoAnswer("unbounded", where="every value above" if want_max else "every value below", boundary=edge, searched=(pts[0], pts[-1]))
     good, bad = pts[i], pts[i + 1] if want_max else pts[i - 1]
+    if values:  # every value of the set was tried: none lies between neighbours
+        return good, "set", False
     for _ in range(200):  # bisect between the extreme feasible point and its infeasible neighbour
         if integer:
             if abs(bad - good) <= unit:

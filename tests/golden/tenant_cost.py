@@ -149,9 +149,11 @@ def _real(x, what: str):
     return x
 
 
-def _admits(x, kind: str, lo=None, hi=None) -> bool:
-    """Whether x lies in a variable's domain: real, of the right sign, within min and max."""
+def _admits(x, kind: str, lo=None, hi=None, values=None) -> bool:
+    """Whether x lies in a variable's domain: real, of the right sign, within min and max, one of its set's values."""
     if isinstance(x, complex) or x != x:
+        return False
+    if values is not None and not _member(x, values):
         return False
     if kind == "positive" and not x > 0:
         return False
@@ -160,6 +162,13 @@ def _admits(x, kind: str, lo=None, hi=None) -> bool:
     if lo is not None and x < lo:
         return False
     return not (hi is not None and x > hi)
+
+
+def _member(x, values) -> bool:
+    """x is one of the set's values (exact ones; a float to 1e-12 relative, as a computed 0.1 s is 1/10 s)."""
+    if not isinstance(x, float):
+        return x in values
+    return any(x == v or abs(x - v) <= 1e-12 * abs(v) for v in values)
 
 
 def _require(x, shown_value, what: str, name: str, unit: str, integer: bool, text: str, domain: tuple) -> None:

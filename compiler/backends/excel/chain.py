@@ -259,9 +259,12 @@ class Chain:
         lo = dom.lo / dom.factor if dom.lo is not None else (Fraction(0) if dom.kind != "real" else None)
         hi = dom.hi / dom.factor if dom.hi is not None else None
         kind = "whole" if dom.integer else "decimal"
+        listed = ",".join(xl.text(xl.number(v / dom.factor)) for v in dom.values) if dom.values is not None else ""
         if lo is None and hi is None:
             return
-        if lo is not None and hi is not None:
+        if listed and len(listed) <= 255:  # a set: a dropdown of its values (Excel's list is at most 255 characters)
+            dv = DataValidation(type="list", formula1=f'"{listed}"', allow_blank=False)
+        elif lo is not None and hi is not None:
             dv = DataValidation(type=kind, operator="between", formula1=xl.text(xl.number(lo)), formula2=xl.text(xl.number(hi)))
         elif lo is not None:
             dv = DataValidation(type=kind, operator="greaterThan" if dom.kind == "positive" and dom.lo is None else "greaterThanOrEqual", formula1=xl.text(xl.number(lo)))

@@ -19,11 +19,14 @@ STR_MAX = 255  # Excel's longest string literal in a formula
 
 
 def restricts(dom: P.Domain) -> bool:
-    return dom.kind != "real" or dom.lo is not None or dom.hi is not None
+    return dom.kind != "real" or dom.lo is not None or dom.hi is not None or dom.values is not None
 
 
 def test(node, dom: P.Domain):
     """The domain test of a display-unit number (admits() without its ISNUMBER guard)."""
+    if dom.values is not None:  # runtime.values.member, to 1e-12 relative: one test per value (Excel's 8,192 characters bound the set)
+        near = [xl.op("<=", xl.fn("ABS", xl.op("-", node, xl.number(v / dom.factor))), xl.number(abs(v / dom.factor) / 10**12)) for v in dom.values]
+        return near[0] if len(near) == 1 else xl.fn("OR", *near)
     tests = []
     above_zero = dom.lo is not None and (dom.lo > 0 or (dom.lo == 0 and dom.kind == "nonnegative"))  # min: says it all
     if dom.kind == "positive" and not above_zero:

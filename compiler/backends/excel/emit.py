@@ -62,19 +62,8 @@ class Scope:
 
 
 def admits(node, dom: P.Domain):
-    """The domain test of a display-unit value: a number, of the right sign, within min and max."""
-    tests = []
-    above_zero = dom.lo is not None and (dom.lo > 0 or (dom.lo == 0 and dom.kind == "nonnegative"))  # min: says it all
-    if dom.kind == "positive" and not above_zero:
-        tests.append(xl.op(">", node, xl.number(0)))
-    elif dom.kind == "nonnegative" and not above_zero:
-        tests.append(xl.op(">=", node, xl.number(0)))
-    if dom.lo is not None:
-        tests.append(xl.op(">=", node, xl.number(dom.lo / dom.factor)))
-    if dom.hi is not None:
-        tests.append(xl.op("<=", node, xl.number(dom.hi / dom.factor)))
-    test = tests[0] if len(tests) == 1 else xl.fn("AND", *tests) if tests else xl.TRUE
-    return xl.fn("IF", xl.fn("ISNUMBER", node), test, xl.FALSE)
+    """The domain test of a display-unit value: a number, of the right sign, within min and max, in its set."""
+    return xl.fn("IF", xl.fn("ISNUMBER", node), D.test(node, dom), xl.FALSE)
 
 
 def live(program: P.Program) -> bool:

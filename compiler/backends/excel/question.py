@@ -92,8 +92,8 @@ class QuestionCells:
         """The answer in answer_row (value in B, message in D); the workings from `row`; returns the next free row."""
         if self.q.parts:
             return self.write_combined(answer_row, row)
-        if not self.live:
-            if self.shape is not None and live(self.shape.at) and grid(self) is not None:  # no closed form: the search, in cells
+        if not self.live or self.chain.report.solution.program.domains[self.q.find].values is not None:
+            if self.shape is not None and live(self.shape.at) and grid(self) is not None:  # no closed form, or a set: the search, in cells
                 return write_search(self, answer_row, row)
             return self.write_fixed(answer_row, row)
         q, sheet = self.q, self.sheet

@@ -56,6 +56,8 @@ def n(x):
 def grid(qc) -> tuple[Fraction, Fraction, Fraction | None] | None:
     """(grid step, base point in steps, last point in steps or None), display units; None: no grid to search."""
     s, dom = qc.shape, qc.chain.report.solution.program.domains[qc.q.find]
+    if dom.values is not None:  # a set: its values are the points, k the value itself
+        return Fraction(1), qc.disp(dom.values[0]), qc.disp(dom.values[-1])
     step = qc.disp(s.step) if s.step else (Fraction(1) if qc.var.domain.integer else None)
     if step is None:
         return None
@@ -75,9 +77,10 @@ def write_search(qc, answer_row: int, row: int) -> int:
     step, base, last = grid(qc)
     want_max = q.seek == "max"
     lo, hi = qc.disp(qc.shape.lo), qc.disp(qc.shape.hi)
-    every = dense(lo, hi, qc.var.domain.integer, step)  # the solver's rule: a small whole-number domain, every value
+    values = qc.chain.report.solution.program.domains[q.find].values
+    every = values is not None or dense(lo, hi, qc.var.domain.integer, step)  # the solver's rule: a set, or a small whole-number domain
     first = row
-    how = "every value of its domain" if every else f"a search of its grid (steps of {xl.as_text(float(step))})"
+    how = "every value of its set" if values is not None else "every value of its domain" if every else f"a search of its grid (steps of {xl.as_text(float(step))})"
     sheet.text(row, 1, f"How {q.name} is found: {how}, one probe of the chain per row", font=SECTION_FONT)
     head, row = row + 1, row + 2
     qc.rows = {}
@@ -98,7 +101,8 @@ def write_search(qc, answer_row: int, row: int) -> int:
     for col, label in zip(range(end, end + 4), ("k", "turned" if not every else "holds", "a", "b")):
         sheet.text(head, col, label, font=GREY_FONT)
     row += 1
-    ctx = (qc, sheet, at_k, extra, end, base, last, want_max)
+    points = [qc.disp(v) for v in values] if values is not None else None
+    ctx = (qc, sheet, at_k, extra, end, base, last, want_max, points)
     row, outcome, k_value = _every(ctx, row) if every else _expand_bisect(ctx, row, f_base, hit)
     sheet.text(row, 1, "outcome", font=GREY_FONT)
     sheet.text(row, 4, "1 found by the search, 2 the domain's edge; -10 nothing meets the condition, -20 no limit (question.py's codes)", font=GREY_FONT)
@@ -115,7 +119,11 @@ def write_search(qc, answer_row: int, row: int) -> int:
     message = xl.fn(
         "IF",
         xl.op(">", code, n(0)),
-        concat(xl.Str(f"{q.find} = "), shown(value), xl.Str(unit + ": found by searching its domain (no closed-form boundary), in the search rows below")),
+        concat(
+            xl.Str(f"{q.find} = "),
+            shown(value),
+            xl.Str(unit + (": found by trying each value of its set" if values is not None else ": found by searching its domain (no closed-form boundary)") + ", in the search rows below"),
+        ),
         xl.fn(
             "IF",
             xl.op("=", code, n(-10)),
@@ -144,9 +152,10 @@ def _first_hit(sheet, extra, end: int, row: int, ks: list, hits: list, label: st
 
 
 def _every(ctx, row: int):
-    """A small whole-number domain: one probe per value, from the answer's end, and the first that holds is the answer."""
-    qc, sheet, at_k, extra, end, base, last, want_max = ctx
-    order = range(int(last), int(base) - 1, -1) if want_max else range(int(base), int(last) + 1)
+    """A set, or a small whole-number domain: one probe per value, from the answer's end; the first that holds is the answer."""
+    qc, sheet, at_k, extra, end, base, last, want_max, points = ctx
+    order = points or range(int(base), int(last) + 1)
+    order = list(reversed(order)) if want_max else list(order)
     ks, holds = [], []
     for j, k in enumerate(order):
         kc = extra(row, end, n(k))
@@ -162,7 +171,7 @@ def _every(ctx, row: int):
 
 def _expand_bisect(ctx, row: int, f_base, hit):
     """A larger domain: expansion rows from the base until the condition turns, then bisection of that bracket."""
-    qc, sheet, at_k, extra, end, base, last, want_max = ctx
+    qc, sheet, at_k, extra, end, base, last, want_max, _ = ctx
     ks, hits, prev_k, prev_hit = [], [], n(base), xl.FALSE
     for j in range(EXPAND):
         target = base + 2**j if last is None else min(base + 2**j, last)

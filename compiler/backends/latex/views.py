@@ -141,6 +141,10 @@ def _rounding(q, printer) -> tuple[Tex, Tex]:
         return Tex(words), Tex(eq)
     if r.kind == "edge":
         return Tex(f"The condition holds up to the edge of the domain of {var}:"), Tex(f"{lhs} = {v}")
+    if r.kind == "set":
+        extreme = "largest" if q.question.seek == "max" else "smallest"
+        domain = latex_escape(q.variable.domain.describe(q.variable))
+        return Tex(f"Each value of the set of {var} ({domain}) is tried; the {extreme} that meets the condition:"), Tex(f"{lhs} = {v}")
     return Tex("The answer is the boundary itself:"), Tex(f"{lhs} = {v}")
 
 

@@ -42,7 +42,7 @@ def _answer_np(boundary, feasible, shape, domain, seek: str, step, lo, hi, probe
     test = _tester(feasible, code)
     value = np.full(shape, np.nan)
     b = np.broadcast_to(np.asarray(boundary, dtype=float), shape)
-    near = np.isfinite(b) if closed else np.zeros(shape, dtype=bool)
+    near = np.isfinite(b) if closed and len(domain) < 4 else np.zeros(shape, dtype=bool)  # a set: each value is tried
     neither = np.zeros(shape, dtype=bool)
     if np.any(near):
         value, neither = _from_boundary_np(b, near, test, code, domain, seek, step, lo, hi, strict)
@@ -102,7 +102,7 @@ def _from_search_np(test, live, code, domain, seek, step, lo, hi, probe, integer
     want_max = seek == "max"
     shape = code.shape
     unit = step if integer and step else 1
-    pts = [x for x in _grid(lo, hi, probe, integer, unit) if _admits(x, *domain)]
+    pts = [x for x in (domain[3] if len(domain) > 3 else _grid(lo, hi, probe, integer, unit)) if _admits(x, *domain)]
     value = np.full(shape, np.nan)
     if not pts:
         code[live] = 1
@@ -135,6 +135,8 @@ def _from_search_np(test, live, code, domain, seek, step, lo, hi, probe, integer
     searched = live.copy()
     good = grid[np.where(live, index, 0)]
     bad = grid[np.where(live, index + (1 if want_max else -1), 0)]
+    if len(domain) > 3:  # every value of the set was tried: none lies between neighbours
+        live &= False
     for _ in range(200):  # bisect between the extreme feasible point and its infeasible neighbour
         if integer:
             stop = np.abs(bad - good) <= unit

@@ -13,7 +13,7 @@ from ...numbers import exact
 from ...order import deepest_first
 from .context import ModelNames
 from .layout import INDENT, Out, doc, tuple_text, unpack
-from .names import comment, docstring_text, literal, number, optional, scale
+from .names import comment, docstring_text, domain_tuple, literal, number, scale, set_values
 from .statements import Locals, program_inputs
 from .vector import writer_for
 
@@ -112,7 +112,7 @@ class Arguments:
         """runtime.values.require behind a plain comparison (the NumPy flavour: over the whole array)."""
         d = mn.report.solution.program.domains[n]
         shown = scale(x, d.factor, False)
-        about = [x, shown, what, literal(n), literal(d.unit), str(d.integer), literal(d.text), f"({literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)})"]
+        about = [x, shown, what, literal(n), literal(d.unit), str(d.integer), literal(d.text), domain_tuple(d)]
         if self.numpy:
             self.used.add("_require_np")
             out.emit(f"if not {_fast_np(x, d)}:")
@@ -193,6 +193,8 @@ def _fast(x: str, d) -> str:
         parts.append(f"{x} >= {number(d.lo)}")
     if d.hi is not None:
         parts.append(f"{x} <= {number(d.hi)}")
+    if d.values is not None:  # exact members pass here; a computed float near one is _require's to judge
+        parts.append(f"{x} in {set_values(d)}")
     return parts[0] if len(parts) == 1 else f"({' and '.join(parts)})"
 
 
@@ -212,6 +214,8 @@ def _fast_np(x: str, d) -> str:
         parts += [] if parts and parts[0].startswith("np.min") else [f"np.min({x}) > -np.inf"]
         parts += [] if d.hi is not None else [f"np.max({x}) < np.inf"]
         parts.append(f"np.all(np.floor({x}) == {x})")
+    if d.values is not None:
+        parts.append(f"np.all(np.isin({x}, {set_values(d)}))")
     if not parts:
         parts.append(f"not np.isnan({x}).any()")
     return parts[0] if len(parts) == 1 else f"({' and '.join(parts)})"

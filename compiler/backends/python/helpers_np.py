@@ -73,10 +73,13 @@ def _real_np(x, what: str):
     return np.where(x.imag == 0, x.real, np.nan)
 
 
-def _admits_np(x, kind: str, lo=None, hi=None):
+def _admits_np(x, kind: str, lo=None, hi=None, values=None):
     """runtime.values.admits, element by element."""
     x = np.asarray(x)
     ok = ~np.isnan(x)
+    if values is not None:  # runtime.values.member: 1e-12 relative
+        v = np.asarray(values, dtype=float)
+        ok &= np.any(np.abs(x[..., None] - v) <= 1e-12 * np.abs(v), axis=-1)
     if kind == "positive":
         ok &= x > 0
     if kind == "nonnegative":
@@ -101,10 +104,10 @@ def _require_np(x, shown, what: str, name: str, unit: str, integer: bool, text: 
         _require(float(x[i]), float(shown[i]), what, name, unit, integer, text, domain)
 
 
-def _outside_np(x, factor, name: str, unit: str, domain: str, where: str, kind: str, lo, hi) -> ChainError:
+def _outside_np(x, factor, name: str, unit: str, domain: str, where: str, kind: str, lo, hi, values=None) -> ChainError:
     """The error for the first element of a computed array that is not finite or not in its variable's domain."""
     x = np.asarray(x)
-    bad = ~(_admits_np(x, kind, lo, hi) & np.isfinite(x))
+    bad = ~(_admits_np(x, kind, lo, hi, values) & np.isfinite(x))
     return _outside(float(x[_first(bad)]) if np.any(bad) else float("nan"), factor, name, unit, domain, where)
 
 

@@ -142,6 +142,17 @@ def optional(x) -> str:
     return "None" if x is None else number(x)
 
 
+def set_values(d) -> str:
+    """A domain's finite set as a tuple literal, or None."""
+    return "None" if d.values is None else "(" + "".join(number(v) + ", " for v in d.values).rstrip(" ") + ")"
+
+
+def domain_tuple(d) -> str:
+    """runtime.values.admits's arguments after x: (kind, lo, hi), and a finite set's values where it has one."""
+    values = "" if d.values is None else f", {set_values(d)}"
+    return f"({literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)}{values})"
+
+
 def scale(text: str, factor, to_base: bool, atom: bool = True) -> str:
     """`text` times `factor` (to_base) or divided by it, printed with the factor's exact integers.
 

@@ -17,7 +17,7 @@ from fractions import Fraction
 from ... import program as P
 from ...numbers import exact
 from .layout import INDENT, Out, doc, tuple_text, unpack
-from .names import comment, docstring_text, literal, number, optional, scale
+from .names import comment, docstring_text, domain_tuple, literal, number, optional, scale, set_values
 from .questions_np import _limit_stops, numpy_answer
 from .statements import Locals, program_inputs
 from .vector import writer_for
@@ -158,7 +158,7 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     else:
         out.emit("boundary = None  # the condition as an equation has no plan")
     d = asking.at.domains[q.find]
-    admissible = f"lambda x: _admits(x, {literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)})"
+    admissible = f"lambda x: _admits(x, {domain_tuple(d)[1:-1]})"
     rule = [
         "boundary",
         "_feasible",
@@ -171,6 +171,7 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
         str(asking.closed),
         str(asking.strict),
         str(d.integer),
+        *([set_values(d)] if d.values is not None else []),
     ]
     labels = []
     for side in sides:
@@ -232,7 +233,7 @@ def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
     out.emit(f"{INDENT * 3}raise")
     out.emit(f"{INDENT * 2}limits.append((label, None, e))")
     d = asking.at.domains[q.find]
-    admissible = f"lambda x: _admits(x, {literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)})"
+    admissible = f"lambda x: _admits(x, {domain_tuple(d)[1:-1]})"
     rule = [
         '[(label, value, e.kind if e else "answer") for label, value, e in limits]',
         "_feasible",
@@ -243,6 +244,7 @@ def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
         optional(asking.hi),
         number(asking.probe),
         str(d.integer),
+        *([set_values(d)] if d.values is not None else []),
     ]
     about = [literal(q.name), literal(q.find), literal(var.unit), number(exact(var.factor)), literal(comment(q.condition_text)), '""', "(None, None)", literal(d.text), literal(q.seek)]
     module.used |= {"_combine", "_nowhere", "_admits", "_question_error", "_NoAnswer"} | pr.used

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ... import program as P
 from .layout import INDENT, Out, doc, unpack
-from .names import comment, docstring_text, literal, number, optional, scale
+from .names import comment, docstring_text, domain_tuple, literal, number, optional, scale
 from .statements import Locals, program_inputs
 from .vector import writer_for
 
@@ -48,7 +48,7 @@ def vector_rule(module, fname: str, asking, inputs: list[str]) -> str:
     out.call("_shape = np.broadcast_shapes", [f"np.shape({loc[n]})" for n in inputs])
     _feasible(module, out, asking, loc, pr)
     d = asking.at.domains[q.find]
-    domain = f"({literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)})"
+    domain = domain_tuple(d)
     edges = [literal(q.seek), optional(asking.step), optional(asking.lo), optional(asking.hi), number(asking.probe)]
     if q.parts:
         limits = []

@@ -15,7 +15,7 @@ from dataclasses import replace
 from ... import program as P
 from .exprs import Gap, ScalarPrinter, may_be_complex, may_fail
 from .layout import INDENT, LINE, Out, doc, targets, tuple_text
-from .names import BODY_NAMES, Names, literal, number, optional
+from .names import BODY_NAMES, Names, domain_tuple, literal, number, optional, set_values
 
 FAILURES = "(ArithmeticError, ValueError, TypeError)"
 
@@ -194,6 +194,9 @@ class ProgramWriter:
         if d.lo is not None and (d.kind == "real" or d.lo > 0 or (d.kind == "nonnegative" and d.lo == 0)):
             low = f"{number(d.lo)} <="
         high = f"<= {number(d.hi)}" if d.hi is not None else "< math.inf"
+        if d.values is not None:
+            self.used.add("_member")
+            return f"{low} {x} {high} and _member({x}, {set_values(d)})"
         return f"{low} {x} {high}"
 
     def _print_Guard(self, out: Out, s: P.Guard) -> None:
@@ -230,8 +233,7 @@ class ProgramWriter:
         out.call(f"{targets([self.names[n] for n in s.names])} = _pick", ["_options", literal(", ".join(s.names)), f"[{', '.join(domains)}]", literal(s.site.what)])
 
     def domain_tuple(self, name: str) -> str:
-        d = self.program.domains[name]
-        return f"({literal(d.kind)}, {optional(d.lo)}, {optional(d.hi)})"
+        return domain_tuple(self.program.domains[name])
 
     def _print_Loop(self, out: Out, s: P.Loop) -> None:
         t = s.table

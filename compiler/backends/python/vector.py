@@ -18,7 +18,7 @@ from __future__ import annotations
 from ... import program as P
 from .exprs import Gap, NumpyPrinter, may_be_complex
 from .layout import INDENT, Out, doc, targets, tuple_text
-from .names import literal, number, optional
+from .names import domain_tuple, literal, number, optional, set_values
 from .statements import ProgramWriter, _assigned, reads
 
 
@@ -91,7 +91,7 @@ class NumpyProgramWriter(ProgramWriter):
         self.used.add("_outside_np")
         out.emit(f"if not {self.in_domain(x, d)}:")
         out.push()
-        out.call("raise _outside_np", [x, number(d.factor), literal(s.name), literal(d.unit), literal(d.text), literal(s.site.what), literal(d.kind), optional(d.lo), optional(d.hi)])
+        out.call("raise _outside_np", [x, number(d.factor), literal(s.name), literal(d.unit), literal(d.text), literal(s.site.what), literal(d.kind), optional(d.lo), optional(d.hi), set_values(d)])
         out.pop()
 
     def in_domain(self, x: str, d: P.Domain) -> str:
@@ -99,6 +99,9 @@ class NumpyProgramWriter(ProgramWriter):
         if d.lo is not None and (d.kind == "real" or d.lo > 0 or (d.kind == "nonnegative" and d.lo == 0)):
             low = f"np.min({x}) >= {number(d.lo)}"
         high = f"np.max({x}) <= {number(d.hi)}" if d.hi is not None else f"np.max({x}) < np.inf"
+        if d.values is not None:
+            self.used.add("_admits_np")
+            return f"({low} and {high} and np.all(_admits_np({x}, *{domain_tuple(d)})))"
         return f"({low} and {high})"
 
     def each_in_domain(self, x: str, d: P.Domain) -> str:
@@ -106,6 +109,9 @@ class NumpyProgramWriter(ProgramWriter):
         low = {"positive": f"{x} > 0", "nonnegative": f"{x} >= 0", "real": f"{x} > -np.inf"}[d.kind]
         if d.lo is not None and (d.kind == "real" or d.lo > 0 or (d.kind == "nonnegative" and d.lo == 0)):
             low = f"{x} >= {number(d.lo)}"
+        if d.values is not None:
+            self.used.add("_admits_np")
+            return f"_admits_np({x}, *{domain_tuple(d)})"
         return f"np.logical_and({low}, {x} <= {number(d.hi)})" if d.hi is not None else f"np.logical_and({low}, {x} < np.inf)"
 
     def _print_Guard(self, out: Out, s: P.Guard) -> None:

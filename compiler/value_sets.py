@@ -1,0 +1,77 @@
+"""`values:` on a variable: the finite set of values it may take (TP degrees, block sizes, CUDA-graph batches).
+
+Written as a list of numbers or quantities (`[1, 2, 4, 8]`, `[8 token, 16 token]`), or as a
+range: `{from: 1, to: 64, step: x2}` (geometric) or `{from: 8, to: 32, step: 8}` (arithmetic).
+The set becomes part of the variable's domain (`ir.Domain.values`, ascending, base units): every
+input is checked against it, and a question over the variable answers from it, every value tried.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from .ir import Domain, Variable
+from .limits import LIMITS
+
+
+def value_set(loader, v: Variable, variable: dict, at: tuple) -> Domain:
+    """v's domain restricted to the set written under its `values:` (variable: its spec), or a located error."""
+    for bound in ("min", "max"):
+        if bound in variable:
+            raise loader.fail(at + (bound,), f"{v.name} has values: and {bound}:, but a set has its own ends", f"drop {bound}:, or leave out the values beyond it", key=True)
+    spec, kp = variable["values"], at + ("values",)
+    most = LIMITS["set_values"].value()
+    what = f"values of {v.name}"
+    if isinstance(spec, dict):
+        members = _range(loader, v, spec, kp, most)
+    else:
+        members = [_number(loader, v, x, kp + (k,), what) for k, x in enumerate(spec)]
+    if not members:
+        raise loader.fail(kp, f"{what}: the set is empty", "list at least one value, or check that from is at most to")
+    if len(members) > most:
+        raise loader.fail(kp, f"{what}: {len(members):,} values are more than the set_values limit of {most:,}", LIMITS["set_values"].how)
+    d = v.domain
+    for k, x in enumerate(members):
+        where = kp + (k,) if not isinstance(spec, dict) else kp
+        if not Domain(d.kind, d.integer).admits(x) or (d.integer and x / v.factor % 1 != 0):
+            shown = f"{float(x / v.factor):g}" + (f" {v.unit}" if v.unit else "")
+            raise loader.fail(where, f"{what}: {shown} is outside the variable's domain ({Domain(d.kind, d.integer).describe(v)})", "leave it out, or change domain: or integer:")
+    ordered = tuple(sorted(set(members)))
+    return Domain(d.kind, d.integer, ordered[0], ordered[-1], ordered)
+
+
+def _number(loader, v: Variable, x: Any, kp: tuple, what: str) -> sp.Expr:
+    value = loader.quantity(x, kp, v.unit, v.factor, v.dim, what)
+    if not (isinstance(value, sp.Number) and value.is_real):
+        raise loader.fail(kp, f"{what}: '{x}' is not a number", "a set's values are numbers or quantities, such as 16 or '16 token'")
+    return value
+
+
+def _range(loader, v: Variable, spec: dict, kp: tuple, most: int) -> list:
+    what = f"values of {v.name}"
+    first, last = (_number(loader, v, spec[k], kp + (k,), what) for k in ("from", "to"))
+    step = spec["step"]
+    text = str(step).strip()
+    if text[:1] in ("x", "*", "×"):  # geometric: x2 doubles
+        try:
+            ratio = sp.Rational(text[1:].strip())
+        except (TypeError, ValueError, sp.SympifyError):
+            ratio = None
+        if ratio is None or ratio <= 1:
+            raise loader.fail(kp + ("step",), f"step of {v.name}: '{text}' is not a factor above 1", "write x2 for doubling, x1.5, x10")
+        if first <= 0:
+            raise loader.fail(kp + ("from",), f"{what}: a geometric range starts above zero", "start at the smallest positive value")
+        members, x = [], first
+        while x <= last and len(members) <= most:
+            members.append(x)
+            x = x * ratio
+        return members
+    size = _number(loader, v, step, kp + ("step",), f"step of {v.name}")
+    if size <= 0:
+        raise loader.fail(kp + ("step",), f"step of {v.name}: a range's step is positive", "write the distance between neighbouring values, such as 8")
+    count = int(sp.floor((last - first) / size)) + 1
+    if count > most:
+        raise loader.fail(kp, f"{what}: {count:,} values are more than the set_values limit of {most:,}", LIMITS["set_values"].how)
+    return [first + k * size for k in range(max(count, 0))]
