@@ -57,9 +57,7 @@ def execute(prep: Prepared, given: dict, find: tuple = (), check_domain: bool = 
         if type(v) is Fraction and v.denominator == 1:
             env[n] = v.numerator
     if check_domain:
-        for n in m.variables:
-            if n in env:
-                require(m, prep.program, n, env[n], "given" if n in given else "default")
+        _inputs_in_domain(prep, env, given)
     result = runner(prep.program)(env)
     whole = {t for x in P.statements(prep.program.body) if isinstance(x, P.Search) for t in x.whole}
     numeric = {n: WHOLE if n in whole else NUMERIC for n in prep.program.numeric}
@@ -88,6 +86,8 @@ def ask(pq: PreparedQuestion, given: dict) -> Answer:
     """The answer at these givens (base units): each part's first, then the runtime's rule over the model at x."""
     rule = pq.rule
     find = rule.question.find
+    at_defaults = {n: v for n, v in pq.at.defaults.items() if n != find}
+    _inputs_in_domain(pq.at, {**at_defaults, **given}, given)  # a given the search never reads is still refused
 
     @lru_cache(maxsize=256)
     def at(x) -> Solution:
@@ -115,6 +115,13 @@ def ask(pq: PreparedQuestion, given: dict) -> Answer:
 def _exact(v):
     """Values leave the runner as exact Fractions (or floats): an int inside is only the runner's fast path."""
     return Fraction(v) if type(v) is int else v
+
+
+def _inputs_in_domain(prep: Prepared, env: dict, given: dict) -> None:
+    """Every given and default the model declares lies in its domain, whether or not the query reads it."""
+    for n in prep.model.variables:
+        if n in env:
+            require(prep.model, prep.program, n, env[n], "given" if n in given else "default")
 
 
 def require(model, program: P.Program, name: str, value, what: str) -> None:

@@ -94,6 +94,7 @@ class Equation:
     loc: Loc
     about: str = ""
     guards: tuple = ()  # (divisor, condition): every division the text writes, which SymPy may have cancelled (a/a is 1)
+    valid: tuple = ()  # (condition, its text): where the equation holds (valid_when:), the edge of its domain
 
     @property
     def residual(self) -> sp.Expr:

@@ -48,5 +48,14 @@ def join(alias: str, other: Model, given: dict, uses: dict, taken: set, loc: Loc
         sym = sp.Symbol(new, **v.sym.assumptions0)
         rename[v.sym] = sym
         variables[new] = replace(v, name=new, sym=sym, default=None if name in given else v.default, description=v.description or f"{other.name}'s {name}")
-    equations = tuple(replace(eq, lhs=eq.lhs.xreplace(rename), rhs=eq.rhs.xreplace(rename), guards=tuple((d.xreplace(rename), w.xreplace(rename)) for d, w in eq.guards)) for eq in other.equations)
+    equations = tuple(
+        replace(
+            eq,
+            lhs=eq.lhs.xreplace(rename),
+            rhs=eq.rhs.xreplace(rename),
+            guards=tuple((d.xreplace(rename), w.xreplace(rename)) for d, w in eq.guards),
+            valid=tuple((c.xreplace(rename), t) for c, t in eq.valid),
+        )
+        for eq in other.equations
+    )
     return variables, dict(other.params), equations

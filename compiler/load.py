@@ -19,6 +19,7 @@ import sympy as sp
 from . import expr as ex
 from .asks import asks
 from .deadline import budget
+from .domains import validity, value_set
 from .errors import Loc, ModelError, UnitError
 from .ir import Aggregate, Column, Domain, Equation, Model, Param, Table, Variable
 from .joins import join, joined_name
@@ -27,7 +28,6 @@ from .order import Cycle, topological
 from .schema import MODEL_SCHEMA, validate
 from .source import KeyPath, Source, load_yaml
 from .units import DIMENSIONLESS, QUANTITY_TEXT, BadUnit, dim_str, parse_quantity, parse_unit
-from .value_sets import value_set
 
 if TYPE_CHECKING:
     from .project import Project
@@ -228,7 +228,7 @@ class Builder:
         return v
 
     def equation(self, index: int, item: Any, kp: KeyPath) -> Equation:
-        about = ""
+        about, valid = "", validity(self, item["valid_when"], kp + ("valid_when",)) if isinstance(item, dict) and "valid_when" in item else ()
         if isinstance(item, dict):
             about, item, kp = item.get("about", ""), item["equation"], kp + ("equation",)
         text = str(item)
@@ -248,7 +248,7 @@ class Builder:
             )
         if self.symbols.isdisjoint(lhs.expr.free_symbols) and self.symbols.isdisjoint(rhs.expr.free_symbols):
             raise self.fail(kp, f"'{text.strip()}' involves no variable", "an equation relates variables of the model")
-        return Equation(index, text.strip(), lhs.expr, rhs.expr, self.src.loc(kp), about, tuple(dict.fromkeys(lhs.guards + rhs.guards)))
+        return Equation(index, text.strip(), lhs.expr, rhs.expr, self.src.loc(kp), about, tuple(dict.fromkeys(lhs.guards + rhs.guards)), valid)
 
     def table(self, name: str, spec: dict, kp: KeyPath) -> Table:
         if name in RESERVED or name in self.variables or keyword.iskeyword(name):

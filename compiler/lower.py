@@ -111,7 +111,8 @@ def site(eq: Equation) -> P.Site:
 
 
 def _guards(eq: Equation) -> list[P.Guard]:
-    return [P.Guard(expr(d), expr(w), site(eq)) for d, w in getattr(eq, "guards", ())]
+    where = [P.Guard(P.Num(Fraction(0)), P.Logic("not", (expr(c),)), site(eq), text) for c, text in getattr(eq, "valid", ())]
+    return [P.Guard(expr(d), expr(w), site(eq)) for d, w in getattr(eq, "guards", ())] + where
 
 
 class _Lowerer:
@@ -135,10 +136,14 @@ class _Lowerer:
             if isinstance(stmt, (P.Assign, P.Pick, P.Search, P.Loop)):
                 self.known |= _defines(stmt)
         self.pending.extend((g, frozenset(P.refs(g.divisor) | P.refs(g.when))) for g in guards)
-        ready = [g for g, needs in self.pending if needs <= self.known]
+        ready = [(g, needs) for g, needs in self.pending if needs <= self.known]
         if ready:
             self.pending = [(g, needs) for g, needs in self.pending if not needs <= self.known]
-        body.extend(ready)
+        for g, needs in ready:
+            at = len(body)
+            while g.why and at and (isinstance(body[at - 1], P.Check) and body[at - 1].name not in needs or isinstance(body[at - 1], P.Guard) and not body[at - 1].why):
+                at -= 1  # outside where its equation holds is the reason, not the domain its value then leaves
+            body.insert(at, g)
         self.scanned = (id(body), len(body))
 
     def loop(self, table: Table) -> P.Loop:
@@ -161,6 +166,9 @@ class _Lowerer:
                     body.append(self.loop(self.model.tables[t]))
 
     def step(self, s: Step, body: list) -> None:
+        guards = [g for eq in s.equations for g in _guards(eq)]
+        first = [g for g in guards if g.why and not P.refs(g.when) & set(s.unknowns)]  # before the step: its own division is no reason
+        self.guards(first, body)
         if s.method == "define":
             name = s.unknowns[0]
             try:
@@ -179,7 +187,7 @@ class _Lowerer:
             body.append(P.Pick(s.unknowns, cands, site(s.equations[0])))
         else:
             self.search(s, body)
-        self.guards([g for eq in s.equations for g in _guards(eq)], body)
+        self.guards([g for g in guards if g not in first], body)
 
     def search(self, s: Step, body: list) -> None:
         m = self.model

@@ -153,11 +153,22 @@ class Assign:
 
 @dataclass(frozen=True, slots=True)
 class Guard:
-    """A divisor the model writes must not be zero (SymPy may have cancelled it: a/a is 1)."""
+    """A divisor the model writes must not be zero (SymPy may have cancelled it: a/a is 1).
+
+    An equation's `valid_when:` is a guard too: divisor 0, `when` the condition negated, `why` its text.
+    """
 
     divisor: object
     when: object  # the condition under which the division is evaluated (an if() branch), TRUE otherwise
     site: Site
+    why: str = ""  # valid_when's text: the guard fails where the equation does not hold
+
+
+def guard_words(g: Guard) -> tuple[str, str, set]:
+    """A failing guard's (message, hint, the names whose values the message shows), for every backend."""
+    if g.why:
+        return f"{g.site.what} holds only where {g.why}", "these inputs are outside where the equation holds (its valid_when:)", refs(g.when)
+    return f"division by zero in {g.site.what}", f"the divisor {text(g.divisor)} is 0 here", refs(g.divisor)
 
 
 @dataclass(frozen=True, slots=True)

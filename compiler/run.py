@@ -92,7 +92,8 @@ class Runner:
         return run
 
     def _guard(self, s: P.Guard):
-        d, w, names = compile_expr(s.divisor), compile_expr(s.when), P.refs(s.divisor)
+        d, w = compile_expr(s.divisor), compile_expr(s.when)
+        message, hint, names = P.guard_words(s)
 
         def run(env, state):
             try:
@@ -101,7 +102,7 @@ class Runner:
                 return  # the value itself failed already, or will be reported where it is computed
             if zero:
                 values = shown_values(names, env, self.domains)
-                raise SolveError(f"division by zero in {s.site.what}" + (f" ({values})" if values else ""), s.site.loc, f"the divisor {P.text(s.divisor)} is 0 here")
+                raise SolveError(message + (f" ({values})" if values else ""), s.site.loc, hint)
 
         return run
 

@@ -68,7 +68,11 @@ EQUATION = {
             "type": "object",
             "additionalProperties": False,
             "required": ["equation"],
-            "properties": {"equation": _text, "about": _text},
+            "properties": {
+                "equation": _text,
+                "about": _text,
+                "valid_when": {**_text, "description": "Where the equation holds ('load < 1'): outside it there is no value, the edge of the domain for every solve and question."},
+            },
         },
     ],
 }

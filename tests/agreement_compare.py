@@ -42,6 +42,8 @@ _counter = itertools.count()
 
 KINDS = (  # (kind, what the solver or a module says), the first match wins
     ("limit", ("sum_terms limit",)),
+    ("validity", ("holds only where",)),  # an equation's valid_when: fails
+    ("sum bound", ("bound of a sum is",)),  # not a whole number
     ("domain", ("is outside its domain", "is not a whole number")),
     ("rows", ("rows =", "more than max_rows", "of a table with no rows")),
     ("division by zero", ("division by zero", "divides by zero")),

@@ -109,7 +109,11 @@ class Draft:
             text, e = draw(st.sampled_from(self.scope.aggregates))
             rhs = f"{wrap(rhs)} + {text} * {literal('1', sub(d, e))}" if sub(d, e) != ZERO else f"{wrap(rhs)} + {text}"
             b.read.add("$table")
-        self.equations.append(_equation(draw, b, n, d, rhs))
+        eq = _equation(draw, b, n, d, rhs)
+        if draw(st.integers(0, 6)) == 0:  # valid only below a bound: the edge of its domain, in every backend
+            name, dim = draw(st.sampled_from([(n, d), *self.scope.names]))
+            eq = {"equation": eq, "valid_when": f"{name} <= {literal(draw(st.sampled_from(('0.5', '2', '100'))), dim)}"}
+        self.equations.append(eq)
         self.made |= b.made
         self.deps[n] = set().union(*(self.deps.get(r, set()) for r in b.read)) if b.read else set()
         self.scope.names.append((n, d))

@@ -126,6 +126,8 @@ LOAD_ERRORS = [
     ("set-unit.yaml", 7, 21, "values of block: '32 GB' is information, but token is token", "write the value in token"),
     ("set-bad-step.yaml", 5, 55, "step of tp: 'x1' is not a factor above 1", "write x2 for doubling"),
     ("set-with-min.yaml", 5, 42, "tp has values: and min:, but a set has its own ends", "drop min:"),
+    ("valid-when-value.yaml", 9, 17, "valid_when: 'load - 1' is a value, not a condition", "write a comparison"),
+    ("valid-when-unknown.yaml", 9, 17, "unknown name 'lod'", "did you mean load?"),
     ("floor-division.yaml", 9, 11, "operator // is not allowed", "a whole quotient is floor(a / b)"),
     ("if-branch-dimensions.yaml", 14, 11, "if() branches differ: time and token", "same dimension"),
     ("reserved-name.yaml", 7, 3, "'max' is a reserved word", "another name"),

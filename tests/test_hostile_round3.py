@@ -279,7 +279,10 @@ def typed_and_recalculated(tmp_path, path: Path, sheet: str, typed: dict) -> dic
     out = {}
     for engine, recalc in engines.items():
         (fresh,) = recalc([tmp_path / "typed.xlsx"], tmp_path / engine)
-        out[engine] = {r[0].value: [c.value for c in r] for r in openpyxl.load_workbook(fresh, data_only=True)[sheet].iter_rows()}
+        rows: dict = {}
+        for r in openpyxl.load_workbook(fresh, data_only=True)[sheet].iter_rows():
+            rows.setdefault(r[0].value, [c.value for c in r])  # the first row of a name: the inputs' and results' (probe rows come later)
+        out[engine] = rows
     return out
 
 

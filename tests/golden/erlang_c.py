@@ -601,13 +601,15 @@ def _bracket_root(f, start: float | None, scale: float, kind: str, lo: float | N
         fm = f(m)
         if fm == 0:
             return m
+        if math.isnan(fm):  # no value inside the bracket (a pole's point: 1/x at 0): the sides do not cross, they jump
+            raise _NoRoot(min(a, b), max(a, b), m)
         if (fm > 0) == (fa > 0):
             a, fa = m, fm
         else:
             b, fb = m, fm
         if abs(b - a) <= 1e-13 * max(abs(a), abs(b)):
             break
-    if abs(fa - fb) > 1e-6 * size:
+    if not abs(fa - fb) <= 1e-6 * size:  # not: an infinite side is a jump too
         raise _NoRoot(min(a, b), max(a, b), (a + b) / 2)
     return (a + b) / 2
 

@@ -139,6 +139,10 @@ class Emitter:
         # a column of results: a value outside its domain is #N/A with the reason beside it (domains.py)
         self.live_domains = live_domains and isinstance(target, Column)
         self.checked = {s.name for s in P.statements(program.body) if isinstance(s, P.Check)}
+        self.valid: dict = {}  # an equation's site -> its valid_when guards: part of its value's live domain in a column
+        for s in P.statements(program.body):
+            if isinstance(s, P.Guard) and s.why:
+                self.valid.setdefault(s.site, []).append(s)
 
     def run(self, body=None) -> None:
         for s in self.program.body if body is None else body:
@@ -182,7 +186,7 @@ class Emitter:
         if self._print(pr, s.site):
             return self._fixed(s.name, LAMBERT_NOTE.format(what=s.site.what))
         dom = self.program.domains.get(s.name)
-        if self.live_domains and s.name in self.checked and dom is not None and D.restricts(dom):
+        if self.live_domains and s.name in self.checked and dom is not None and (D.restricts(dom) or s.site in self.valid):
             return self._live_domain(s, node, cached, dom)
         self.scope.slots[s.name] = (self.put(s.name, s.name, node, cached), f)
 
@@ -196,6 +200,9 @@ class Emitter:
         sh.ws.column_dimensions[raw_col].hidden = True
         raw = xl.Cell(f"${raw_col}{r}", cached if cached is not None else xlcalc.value(node))
         t = D.test(raw, dom)
+        holds = self._holds(s, raw)  # valid_when: where the equation holds, reading the raw value for its own name
+        if holds is not None:
+            t = xl.fn("AND", holds, t)
         sh.formula(r, c, xl.fn("IF", t, raw, xl.fn("NA")), cached, fmt)
         self.cells[s.name] = (r, c)
         desc = sh.ws.cell(row=r, column=4).value
@@ -203,10 +210,31 @@ class Emitter:
             sh.long(r, 4, 13, "")
         bad = xl.fn("IF", xl.fn("ISNUMBER", raw), xl.fn("NOT", t), xl.FALSE)  # an error from upstream is its own reason
         why = D.reason(s.name, raw, dom, s.site.what, D.upstream(self.program, s.name))
+        if holds is not None:
+            words = "; ".join(P.guard_words(g)[0] for g in self.valid[s.site])
+            why = xl.fn("IF", xl.fn("IFERROR", holds, xl.FALSE), why, D.text(words + ": change " + ", ".join(D.upstream(self.program, s.name))))
         upstream_error = xl.op("&", xl.Str("no value: a value it is computed from is outside its domain or has none here. "), D.text(desc or ""))
         sh.formula(r, 4, xl.fn("IF", bad, why, xl.fn("IF", xl.fn("ISERROR", raw), upstream_error, D.text(desc or ""))), desc or "")
         sh.flag(f"D{r}", bad)
         self.scope.slots[s.name] = (xl.Cell(ref, raw.value if cached is None else cached), self.factor(s.name))
+
+    def _holds(self, s: P.Assign, raw):
+        """The valid_when conditions of s's equation as one test (None: it has none), its own value read from `raw`."""
+        guards = self.valid.get(s.site, [])
+        if not guards:
+            return None
+        outer = self.scope.slots.get(s.name)
+        self.scope.slots[s.name] = (raw, self.factor(s.name))
+        try:
+            pr = self.printer()
+            tests = [xl.fn("NOT", pr.condition(g.when)) for g in guards]
+            self._print(pr, s.site)
+        finally:
+            if outer is None:
+                del self.scope.slots[s.name]
+            else:
+                self.scope.slots[s.name] = outer
+        return tests[0] if len(tests) == 1 else xl.fn("AND", *tests)
 
     def _check(self, s: P.Check):
         found = self.scope.resolve(s.name)

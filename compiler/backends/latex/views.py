@@ -41,6 +41,9 @@ def step_tex(model: Model, step: Step, prefix: str = "") -> Tex:
     about = "; ".join(e.about for e in step.equations if e.about)
     if about:
         parts.append(r"\emph{" + latex_escape(about) + "}\\par")
+    valid = "; ".join(text for e in step.equations for _, text in e.valid)
+    if valid:  # valid_when: outside it no value, in every output
+        parts.append(r"\emph{Holds only where \texttt{" + latex_escape(valid) + "}.}\\par")
     stated = []
     for lhs, rhs in step.stated:
         stated += _rows(sym.doprint(lhs), broken(sym, rhs, LINE))

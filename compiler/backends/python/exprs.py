@@ -214,6 +214,7 @@ class NumpyPrinter(ScalarPrinter):
 
     backend = "NumPy"
     exact_sum = "_exact_sum_np"
+    quiet = False  # set by a search trial's writer: a sum's bound that is not whole is no value there (NaN), not an error
 
     def _print_Num(self, e: P.Num) -> tuple[str, int]:
         # a large whole number as a float: NumPy's int64 would overflow without a word (16e9 * np.minimum(16e9, x))
@@ -266,7 +267,8 @@ class NumpyPrinter(ScalarPrinter):
         body = self.inside(e, f"{self.code(e.hi, ADD)} + 1", e.lo)
         self.names.unbind(e.index)
         self.used |= {"_finite_np", "np"}
-        return f"_finite_np({literal(e.kind)}, lambda {k}: {body}, {lo}, {hi}{around})", ATOM
+        quiet = ", quiet=True" if self.quiet else ""
+        return f"_finite_np({literal(e.kind)}, lambda {k}: {body}, {lo}, {hi}{around}{quiet})", ATOM
 
     def _print_Choice(self, e: P.Choice) -> tuple[str, int]:
         *pieces, (last, cond) = e.pieces

@@ -19,7 +19,7 @@ from ...runtime.values import pick as _pick
 from ...runtime.values import require as _require
 from ...runtime.values import rows as _rows
 from ...runtime.values import shown as _shown
-from .helpers import _failed_row, _outside, _terms
+from .helpers import _failed_row, _outside, _terms, _whole
 
 
 def _array(x, name: str):
@@ -289,6 +289,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         result, done = np.where(_index_mask(shape, i), root, result), done | _index_mask(shape, i)
     # bisect every bracket, geometric midpoints where the bracket spans more than a factor of 4
     live = bracketed.copy()
+    gap = np.zeros(np.shape(live), dtype=bool)
     for _ in range(300):
         if not np.any(live):
             break
@@ -301,7 +302,8 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         fm = f(np.where(live, m, a))
         hit = live & (fm == 0)
         result, done = np.where(hit, m, result), done | hit
-        live &= ~hit
+        gap |= live & np.isnan(fm)  # no value inside the bracket: a jump, as runtime.roots.bracket_root says
+        live &= ~hit & ~gap
         same = live & ((fm > 0) == (fa > 0))
         other = live & ~same
         a, fa = np.where(same, m, a), np.where(same, fm, fa)
@@ -318,7 +320,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
             at = f"{_shown(min(a[i], b[i]) / factor)} and {_shown(max(a[i], b[i]) / factor)} {unit}".rstrip()
             raise ChainError(f"no whole {name} solves {where}", f"the two sides cross between {name} = {at}; ask a question with such_that: for the smallest or largest {name} that meets a bound")
         return np.where(near_a, a, np.where(near_b, b, result))
-    jump = ends & (np.abs(fa - fb) > 1e-6 * size)
+    jump = ends & (gap | ~(np.abs(fa - fb) <= 1e-6 * size))
     if quiet:
         return np.where(ends & ~jump, (a + b) / 2, np.where(jump, np.nan, result)), failed | jump
     if np.any(jump):
@@ -329,14 +331,20 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
     return np.where(ends, (a + b) / 2, result)
 
 
-def _finite_np(kind: str, term, lo, hi, around=1):
+def _finite_np(kind: str, term, lo, hi, around=1, quiet: bool = False):
     """sum (or prod) of term(k) for k = lo .. hi, element by element; past an element's bounds a term counts as 0 (1).
 
     The terms of many k at once (k along a new first axis, in chunks), added in order as the scalar loop adds them (cumsum).
     An element is a point of the bounds and of what the term reads besides k (an enclosing sum's index, an input): the
     term at one k gives its shape, so that k's axis comes before all of them.
     """
-    lo, hi = np.broadcast_arrays(np.asarray(np.round(lo), dtype=float), np.asarray(np.round(hi), dtype=float))
+    lo, hi = np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
+    off = np.zeros(lo.shape, dtype=bool)
+    for bound in (lo, hi):  # whole numbers, as the scalar flavour's _terms requires (its error for the first that is not)
+        off |= np.abs(bound - np.round(bound)) > 1e-9 * np.maximum(1, np.abs(np.round(bound)))
+        if np.any(off) and not quiet:
+            _whole(float(bound[_first(off)]))
+    lo, hi = np.where(off, np.nan, np.round(lo)), np.where(off, np.nan, np.round(hi))  # quiet: no value there
     known = ~(np.isnan(lo) | np.isnan(hi))  # a bound without a value (a search's trial point outside the domain)
     if not np.any(known & (lo <= hi)):
         return np.where(known, 0.0 if kind == "sum" else 1.0, np.nan)

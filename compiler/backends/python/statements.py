@@ -202,7 +202,7 @@ class ProgramWriter:
     def _print_Guard(self, out: Out, s: P.Guard) -> None:
         divisor = self.pr.code(s.divisor, 6)
         test = f"{divisor} == 0" if s.when == P.TRUE else f"{self.pr.code(s.when, 4)} and {divisor} == 0"
-        message = [literal(f"division by zero in {s.site.what}"), literal(f"the divisor {P.text(s.divisor)} is 0 here")]
+        message = [literal(x) for x in P.guard_words(s)[:2]]
         if may_fail(s.divisor) or may_fail(s.when):
             out.emit("try:")
             out.emit(f"{INDENT}_zero = {test}")

@@ -59,7 +59,7 @@ class NumpyProgramWriter(ProgramWriter):
             s = body[i]
             j = i + 1
             if isinstance(s, P.Search):  # its equation's divisions: a trial point where one is 0 has no value, as in the scalar flavour
-                self.divisions[id(s)] = [g for g in body[j:] if isinstance(g, P.Guard) and g.site == s.site]
+                self.divisions[id(s)] = [g for g in body[j:] if isinstance(g, P.Guard) and g.site == s.site and not g.why]
             if isinstance(s, P.Check):
                 while j < len(body) and isinstance(body[j], P.Guard) and body[j].site == s.site:
                     j += 1
@@ -122,7 +122,7 @@ class NumpyProgramWriter(ProgramWriter):
             return
         out.emit(f"if np.any({test}):")
         out.push()
-        out.call("raise ChainError", [literal(f"division by zero in {s.site.what}"), literal(f"the divisor {P.text(s.divisor)} is 0 here")])
+        out.call("raise ChainError", [literal(x) for x in P.guard_words(s)[:2]])
         out.pop()
 
     def _print_Pick(self, out: Out, s: P.Pick) -> None:
@@ -229,13 +229,14 @@ class NumpyProgramWriter(ProgramWriter):
         out.emit("_bad = False")
         saved_rows, saved_quiet = self.rows, self.quiet
         self.rows, self.quiet = dict(self.rows), True
+        self.pr.quiet = True
         self.body(out, s.body)
         for g in self.divisions.get(id(s), ()):  # NumPy divides by zero quietly, where the scalar trial raises (no value there)
             self._print_Guard(out, g)
         self.read = outer
         rows_made = {t: r for t, r in self.rows.items() if saved_rows.get(t) != r}
         inner += list(rows_made.values())
-        self.quiet = saved_quiet
+        self.quiet = self.pr.quiet = saved_quiet
         residual = self.pr.residual(s.residuals[0]) if s.residuals else "0"
         out.call("return ", [residual, tuple_text(inner) if inner else "()", "_bad"], "", "(", ")")
         out.end_def()
@@ -265,7 +266,7 @@ class QuietProgramWriter(NumpyProgramWriter):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.quiet = True
+        self.quiet = self.pr.quiet = True
 
     def write(self) -> list[str]:
         out = Out()

@@ -1,9 +1,14 @@
-"""`values:` on a variable: the finite set of values it may take (TP degrees, block sizes, CUDA-graph batches).
+"""Where a value may be, as a model writes it beyond a sign and bounds: sets of values and equations' validity.
 
-Written as a list of numbers or quantities (`[1, 2, 4, 8]`, `[8 token, 16 token]`), or as a
-range: `{from: 1, to: 64, step: x2}` (geometric) or `{from: 8, to: 32, step: 8}` (arithmetic).
-The set becomes part of the variable's domain (`ir.Domain.values`, ascending, base units): every
-input is checked against it, and a question over the variable answers from it, every value tried.
+`values:` on a variable is the finite set of values it may take (TP degrees, block sizes,
+CUDA-graph batches): a list of numbers or quantities (`[1, 2, 4, 8]`, `[8 token, 16 token]`), or a
+range, `{from: 1, to: 64, step: x2}` (geometric) or `{from: 8, to: 32, step: 8}` (arithmetic). The
+set becomes part of the variable's domain (`ir.Domain.values`, ascending, base units): every input
+is checked against it, and a question over the variable answers from it, every value tried.
+
+`valid_when:` on an equation is where it holds (M/M/1 below load 1): lowered to a guard after the
+values it reads (program.Guard.why), so every backend refuses a point outside it, and a question's
+search treats it as the domain's edge.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from typing import Any
 
 import sympy as sp
 
+from .expr import is_condition
 from .ir import Domain, Variable
 from .limits import LIMITS
 
@@ -75,3 +81,12 @@ def _range(loader, v: Variable, spec: dict, kp: tuple, most: int) -> list:
     if count > most:
         raise loader.fail(kp, f"{what}: {count:,} values are more than the set_values limit of {most:,}", LIMITS["set_values"].how)
     return [first + k * size for k in range(max(count, 0))]
+
+
+def validity(loader, raw: Any, kp: tuple) -> tuple:
+    """valid_when: a condition on the model's values, as ((condition, its text),)."""
+    text = str(raw).strip()
+    cond = loader.expression(text, kp)
+    if not is_condition(cond.dim):
+        raise loader.fail(kp, f"valid_when: '{text}' is a value, not a condition", "write a comparison, such as load < 1")
+    return ((cond.expr, text),)
