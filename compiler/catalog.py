@@ -55,13 +55,6 @@ class Entry:
     derived: dict[str, str]  # derived field -> its equation as written
 
 
-def close_fields(name: str, fields) -> list[str]:
-    """Every field a mistyped name may mean: those it begins (flops: flops_bf16, flops_fp8), and the near spellings about as close as the closest."""
-    ratio = {f: difflib.SequenceMatcher(None, name, f).ratio() for f in fields}
-    near = [f for f in difflib.get_close_matches(name, list(fields), n=5) if ratio[f] >= max(ratio.values()) - 0.1]
-    return list(dict.fromkeys([f for f in fields if f.startswith(name + "_")] + near))
-
-
 class Catalog:
     """The catalog over layers of hardware/ folders: the project's first, then the bundled one.
 

@@ -18,7 +18,6 @@ import sympy as sp
 
 from . import expr as ex
 from .asks import asks
-from .catalog import close_fields
 from .deadline import budget
 from .errors import Loc, ModelError, UnitError
 from .ir import Aggregate, Column, Domain, Equation, Model, Param, Table, Variable
@@ -27,6 +26,7 @@ from .limits import LIMITS
 from .order import Cycle, topological
 from .schema import MODEL_SCHEMA, validate
 from .source import KeyPath, Source, load_yaml
+from .suggest import close_names
 from .units import DIMENSIONLESS, QUANTITY_TEXT, BadUnit, dim_str, parse_quantity, parse_unit
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ class Builder:
             spec = self.project.catalog.field(prefix, field)
             if spec is None:
                 fields = self.project.catalog.fields[prefix]
-                close = " or ".join(f"{prefix}.{c}" for c in close_fields(field, fields))  # every close one: flops is flops_bf16 or flops_fp8
+                close = " or ".join(f"{prefix}.{c}" for c in close_names(field, fields))  # every close one: flops is flops_bf16 or flops_fp8
                 raise ModelError(f"{prefix.upper()}s have no value '{field}'", loc, f"did you mean {close}?" if close else f"{prefix} values: {', '.join(sorted(fields))}")
             p = Param(name, spec.unit, spec.factor, spec.dim, sp.Symbol(name, positive=True), spec.description, spec.latex, loc, prefix, field)
         elif prefix in self.joined:  # a joined model's variable: one of this model's own
