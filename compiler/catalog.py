@@ -1,13 +1,17 @@
 """The catalog: GPUs and LLMs in hardware/, each entry a small model of its own (loaded here, solved by the solver).
 
 `hardware/<kind>s/fields.yaml` declares every field of a kind (unit, meaning), so
-every chain runs on every entry. An entry types its measured values, each with
-its source in a comment, and states derived sizes (weight bytes, KV bytes per
-token) as equations, which the solver evaluates like any other model.
+every chain runs on every entry. An entry names its documents under `sources:`
+and types each measured value as `{value: ..., source: <key>, note: ...}`, so a
+command can print where every number comes from; it states derived sizes
+(weight bytes, KV bytes per token) as equations, which the solver evaluates
+like any other model. A field marked `optional: true` may be left out of an
+entry that has no such thing (MLA's compressed KV in a model without MLA).
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +37,7 @@ class FieldSpec:
     dim: Dim
     description: str
     latex: str
+    optional: bool = False  # an entry may leave it out: it then has none, as if null
 
 
 @dataclass(frozen=True, eq=False)  # identity: an entry is loaded once per catalog
@@ -45,6 +50,9 @@ class Entry:
     model: Model  # typed values as inputs, derived sizes as equations (the solver computes them)
     fields: tuple[str, ...]  # every field of the kind
     typed: tuple[str, ...]  # fields typed in the entry (the rest are derived, or absent: null)
+    sources: dict[str, str]  # key -> the document it names
+    cited: dict[str, tuple[str | None, str]]  # field -> (its source key, its note), for typed and null values
+    derived: dict[str, str]  # derived field -> its equation as written
 
 
 class Catalog:
@@ -84,7 +92,7 @@ class Catalog:
             specs = {}
             for name, f in src.data["fields"].items():
                 unit, _, factor, dim = b.unit(f["unit"], ("fields", name, "unit"))
-                specs[name] = FieldSpec(name, unit if unit != "1" else "", factor, dim, f["description"], f.get("symbol", ""))
+                specs[name] = FieldSpec(name, unit if unit != "1" else "", factor, dim, f["description"], f.get("symbol", ""), bool(f.get("optional")))
             out[kind] = specs
         return out
 
@@ -145,16 +153,17 @@ class Catalog:
             raise ModelError(f"entry id '{d['id']}' does not match its file name '{path.stem}'", src.loc(("id",)), f"rename the file or write id: {path.stem}")
         fields = self.fields[kind]
         b = Builder(src, None)
-        values = d["values"]
-        for name in values:
-            if name not in fields:
-                raise ModelError(f"'{name}' is not a {kind} field", src.loc(("values", name), key=True), f"fields are declared in {KINDS[kind]}/fields.yaml: {', '.join(fields)}")
-        derived_names = {str(e).split("=", 1)[0].strip() for e in d.get("derived") or []}
+        values, cited = _cited_values(src, kind, fields)
+        derived = {str(e).split("=", 1)[0].strip(): str(e).strip() for e in d.get("derived") or []}
         for name, f in fields.items():
             if name in values and values[name] is None:
                 continue  # the entry has no such value (an A100 has no FP8)
-            if name not in values and name not in derived_names:
-                raise ModelError(f"{kind} entry '{d['id']}' lacks the field '{name}'", src.loc(("values",), key=True), f"add '{name}: <value> {f.unit}' with its source, or derive it under derived:")
+            if name not in values and name not in derived:
+                if f.optional:
+                    continue  # a field only some entries have (MLA's compressed KV)
+                raise ModelError(
+                    f"{kind} entry '{d['id']}' lacks the field '{name}'", src.loc(("values",), key=True), f"add '{name}: {{value: <value> {f.unit}, source: <key>}}', or derive it under derived:"
+                )
             kp = ("values", name) if name in values else ("derived",)
             v = b.declare(name, {"unit": f.unit, "description": f.description, "symbol": f.latex, "domain": "nonnegative"}, kp)
             if name in values:
@@ -165,4 +174,32 @@ class Catalog:
             variables=dict(b.variables), params={}, equations=equations, tables={}, aggregates={}, questions={}, checks=(), sweeps={}, loc=src.loc(()),
         )  # fmt: skip
         typed = tuple(n for n in fields if n in values and values[n] is not None)
-        return Entry(kind, d["id"], d["title"], model.about, str(path), model, tuple(fields), typed)
+        return Entry(kind, d["id"], d["title"], model.about, str(path), model, tuple(fields), typed, dict(d.get("sources") or {}), cited, derived)
+
+
+def _cited_values(src, kind: str, fields: dict) -> tuple[dict, dict]:
+    """Each typed value with the source it cites: a located error for a value that cites none or an unknown one, and for a source no value cites."""
+    d = src.data
+    sources = d.get("sources") or {}
+    values, cited = {}, {}
+    for name, raw in (d.get("values") or {}).items():
+        if name not in fields:
+            raise ModelError(f"'{name}' is not a {kind} field", src.loc(("values", name), key=True), f"fields are declared in {KINDS[kind]}/fields.yaml: {', '.join(fields)}")
+        if raw is None:  # the entry has no such value
+            values[name], cited[name] = None, (None, "")
+            continue
+        if not isinstance(raw, dict):
+            unit = f" {fields[name].unit}" if fields[name].unit and isinstance(raw, (int, float)) else ""
+            raise ModelError(
+                f"the value of '{name}' cites no source", src.loc(("values", name)), f"write {name}: {{value: {raw}{unit}, source: <key>}} with a key of sources: ({', '.join(sources) or 'none yet'})"
+            )
+        key = raw["source"]
+        if key not in sources:
+            close = difflib.get_close_matches(key, list(sources), n=3)
+            hint = f"did you mean {' or '.join(close)}?" if close else f"add it under sources: (known: {', '.join(sources) or 'none'})"
+            raise ModelError(f"'{name}' cites the source '{key}', which sources: does not name", src.loc(("values", name, "source")), hint)
+        values[name], cited[name] = raw["value"], (key, str(raw.get("note") or ""))
+    unused = [k for k in sources if k not in {c[0] for c in cited.values()}]
+    if unused:
+        raise ModelError(f"the source '{unused[0]}' is cited by no value", src.loc(("sources", unused[0]), key=True), "cite it from a value (source: <key>) or remove it")
+    return values, cited

@@ -27,6 +27,7 @@ from .limits import LIMITS
 from .order import Cycle, topological
 from .schema import MODEL_SCHEMA, validate
 from .source import KeyPath, Source, load_yaml
+from .suggest import close_names
 from .units import DIMENSIONLESS, QUANTITY_TEXT, BadUnit, dim_str, parse_quantity, parse_unit
 
 if TYPE_CHECKING:
@@ -95,8 +96,8 @@ class Builder:
             spec = self.project.catalog.field(prefix, field)
             if spec is None:
                 fields = self.project.catalog.fields[prefix]
-                close = difflib.get_close_matches(field, list(fields), n=3)
-                raise ModelError(f"{prefix.upper()}s have no value '{field}'", loc, f"did you mean {prefix}.{close[0]}?" if close else f"{prefix} values: {', '.join(sorted(fields))}")
+                close = " or ".join(f"{prefix}.{c}" for c in close_names(field, fields))  # every close one: flops is flops_bf16 or flops_fp8
+                raise ModelError(f"{prefix.upper()}s have no value '{field}'", loc, f"did you mean {close}?" if close else f"{prefix} values: {', '.join(sorted(fields))}")
             p = Param(name, spec.unit, spec.factor, spec.dim, sp.Symbol(name, positive=True), spec.description, spec.latex, loc, prefix, field)
         elif prefix in self.joined:  # a joined model's variable: one of this model's own
             other = self.joined[prefix]

@@ -80,7 +80,7 @@ def test_an_override_appearing_in_the_project_is_noticed(tmp_path):
     assert first["values"]["bandwidth"]["value"] == 3.35
     gpus = project / "hardware" / "gpus"
     gpus.mkdir(parents=True)
-    text = (ROOT / "hardware" / "gpus" / "h100-sxm.yaml").read_text().replace("memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 4 TB/s")
+    text = (ROOT / "hardware" / "gpus" / "h100-sxm.yaml").read_text().replace("memory_bandwidth: {value: 3.35 TB/s", "memory_bandwidth: {value: 4 TB/s")
     (gpus / "h100-sxm.yaml").write_text(text)
     second = chainc(cache, "solve", "goodput", "--json", cwd=project)
     assert json.loads(second["out"])["values"]["bandwidth"]["value"] == 4

@@ -113,7 +113,7 @@ EDITS = {
     "a joined model by path": lambda p: _sub(p / "models" / "sub" / "inner.yaml", "3 * x", "4 * x"),
     "a joined model by id": lambda p: _sub(p / "models" / "byid.yaml", "u + 7", "u + 9"),
     "a value import": lambda p: _sub(p / "models" / "base.yaml", "{value: 2}", "{value: 3}"),
-    "a catalog entry": lambda p: _sub(p / "hardware" / "gpus" / "mygpu.yaml", "memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 4 TB/s"),
+    "a catalog entry": lambda p: _sub(p / "hardware" / "gpus" / "mygpu.yaml", "memory_bandwidth: {value: 3.35 TB/s", "memory_bandwidth: {value: 4 TB/s"),
     "a model appearing in the project over a bundled one": lambda p: (p / "models" / "littles-law.yaml").write_text(
         (ROOT / "models" / "littles-law.yaml").read_text().replace("value: 10\n", "value: 20\n", 1)
     ),

@@ -72,7 +72,8 @@ def test_the_installed_chainc_runs_from_an_empty_folder(installed, minimal_env, 
     listing = _sh(chainc, "list", "--json", cwd=empty, env=minimal_env).stdout
     data = json.loads(listing)
     shipped = len(list((ROOT / "models").glob("*.yaml")))
-    assert len(data["models"]) == shipped and len(data["gpus"]) == 7 and len(data["llms"]) == 8
+    entries = {kind: len([p for p in (ROOT / "hardware" / kind).glob("*.yaml") if p.stem != "fields"]) for kind in ("gpus", "llms")}
+    assert len(data["models"]) == shipped and len(data["gpus"]) == entries["gpus"] and len(data["llms"]) == entries["llms"]
     assert all(m["from"] == "bundled" for m in data["models"])
     check = _sh(chainc, "check", cwd=empty, env=minimal_env).stdout
     assert ", 0 failed" in check and check.count("ok  ") == shipped

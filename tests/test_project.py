@@ -111,7 +111,7 @@ def test_project_hardware_overrides_the_bundled_entry(user, capsys):
     gpus = user / "hardware" / "gpus"
     gpus.mkdir(parents=True)
     text = (bundled_root() / "hardware" / "gpus" / "h100-sxm.yaml").read_text()
-    (gpus / "h100-sxm.yaml").write_text(text.replace("memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 4 TB/s").replace("title: ", "title: Our ", 1))
+    (gpus / "h100-sxm.yaml").write_text(text.replace("memory_bandwidth: {value: 3.35 TB/s", "memory_bandwidth: {value: 4 TB/s").replace("title: ", "title: Our ", 1))
     (gpus / "tpu-x.yaml").write_text(text.replace("id: h100-sxm", "id: tpu-x").replace("title: ", "title: Tiny ", 1))
     p = Project()
     assert p.catalog.entry("gpu", "h100-sxm").title.startswith("Our ")

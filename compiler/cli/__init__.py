@@ -21,6 +21,7 @@ EXAMPLES = """\
 examples:
   chainc list                                   models, GPUs and LLMs
   chainc show goodput                           a model's inputs, results, questions and checks
+  chainc show gpu h200                          a GPU's values, units and sources
   chainc check                                  run every model's checks
   chainc solve goodput                          solve forward from the defaults
   chainc solve goodput --given batch=128        change an input
@@ -48,12 +49,14 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "show",
-        help="what a model is: inputs with defaults, results, questions, sweeps, checks, catalog values it reads",
-        description="Show a model: title, about, the catalog values it reads, its inputs with defaults and units, its results, tables, questions, sweeps and checks.",
-        epilog="examples:\n  chainc show goodput\n  chainc show goodput --gpu h200 --json",
+        help="what a model is (inputs, results, questions, checks), or a GPU's or LLM's every value with its source",
+        description="Show a model: title, about, the catalog values it reads, its inputs with defaults and units, its results, tables, questions, sweeps and checks. "
+        "Or show a catalog entry (chainc show gpu ID, chainc show llm ID): every field with its value, unit and source, and the derived ones with their equations.",
+        epilog="examples:\n  chainc show goodput\n  chainc show goodput --gpu h200 --json\n  chainc show gpu h200\n  chainc show llm deepseek-v3 --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    s.add_argument("model", metavar="MODEL", help="a model name or a path to a model file")
+    s.add_argument("model", metavar="MODEL", help="a model name or a path to a model file; or gpu / llm, then a catalog id")
+    s.add_argument("entry", nargs="?", metavar="ID", help="after gpu or llm: the catalog entry to show (chainc list shows the ids)")
     s.add_argument("--gpu", help="show the values on this GPU")
     s.add_argument("--llm", help="show the values on this LLM")
     s.add_argument("--json", action="store_true", help="print JSON")

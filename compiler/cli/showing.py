@@ -1,17 +1,19 @@
-"""`chainc show MODEL`: what a model is, reads and asks, without solving it by hand."""
+"""`chainc show MODEL`: what a model is, reads and asks, without solving it by hand; `chainc show gpu ID` / `show llm ID`: a catalog entry, every field with its value, unit and source."""
 
 from __future__ import annotations
 
+import difflib
 import json
 
 from rich.console import Console
 from rich.text import Text
 
 from ..api import solve
-from ..errors import ChaincError
+from ..catalog import KINDS
+from ..errors import ArgumentError, ChaincError
 from ..format import fmt
 from ..numbers import in_unit
-from ..project import Project
+from ..project import Project, display_path
 from ..textout import plain
 from .args import hardware, nonempty
 
@@ -49,9 +51,20 @@ def describe(model, values: dict | None) -> dict:
 
 
 def cmd_show(args, project: Project, out: Console) -> int:
+    if args.model in KINDS:
+        return _show_entry(args, project, out)
+    if args.entry is not None:
+        raise ArgumentError(f"show takes one model name, not '{args.model} {args.entry}'", None, "chainc show MODEL, chainc show gpu ID or chainc show llm ID")
     nonempty(args, "gpu", "llm")
     hardware(project, args)
-    model = project.model(args.model)
+    try:
+        model = project.model(args.model)
+    except ChaincError as e:
+        kinds = [k for k in KINDS if project.catalog.path(k, args.model) is not None]
+        if not kinds:
+            raise
+        e.hint = " or ".join(f"'{args.model}' is {'a GPU' if k == 'gpu' else 'an LLM'}: chainc show {k} {args.model}" for k in kinds)
+        raise
     try:
         values = solve(model, gpu=args.gpu, llm=args.llm, project=project).values
     except ChaincError:
@@ -84,3 +97,72 @@ def cmd_show(args, project: Project, out: Console) -> int:
         for r in rows:
             out.print(plain("  " + "  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3]))
     return 0
+
+
+def describe_entry(entry, values: dict, catalog) -> dict:
+    """A catalog entry as data: every field with its value in its display unit, unit, meaning and source, or its equation."""
+    fields = []
+    for name, spec in catalog.fields[entry.kind].items():
+        v = values.get(name)
+        value = None if v is None else in_unit(v, spec.factor)
+        source, note = entry.cited.get(name, (None, ""))
+        row = {"name": name, "value": int(value) if value is not None and value == int(value) and abs(value) < 2**53 else value, "unit": spec.unit, "description": spec.description}
+        if name in entry.derived:
+            row["derived"] = entry.derived[name]
+        else:
+            row |= {"source": source, "note": note or None}
+            if name not in entry.cited:
+                row["note"] = "not in this architecture"  # an optional field the entry leaves out
+        fields.append(row)
+    return {"kind": entry.kind, "id": entry.id, "title": entry.title, "about": entry.about, "path": entry.path, "fields": fields, "sources": dict(entry.sources)}
+
+
+def _show_entry(args, project: Project, out: Console) -> int:
+    from ..solver import entry_values
+
+    kind, entry_id = args.model, args.entry
+    catalog = project.catalog
+    if args.gpu or args.llm:
+        raise ArgumentError(f"--gpu and --llm do not apply to chainc show {kind}", None, f"chainc show {kind} ID shows one entry as it is")
+    ids = catalog.ids(kind)
+    if entry_id is None:
+        raise ArgumentError(f"which {kind.upper()}? chainc show {kind} takes an id", None, f"{kind.upper()}s: {', '.join(ids)}")
+    entry = catalog.entry(kind, entry_id)
+    if entry is None:
+        close = difflib.get_close_matches(entry_id, ids, n=3)
+        other = [k for k in KINDS if k != kind and catalog.path(k, entry_id) is not None]
+        hint = (
+            f"'{entry_id}' is {'a GPU' if other == ['gpu'] else 'an LLM'}: chainc show {other[0]} {entry_id}"
+            if other
+            else (f"did you mean {' or '.join(close)}?" if close else f"{kind.upper()}s: {', '.join(ids)}")
+        )
+        raise ArgumentError(f"unknown {kind.upper()} '{entry_id}'", None, hint)
+    d = describe_entry(entry, entry_values(entry), catalog)
+    d["path"] = display_path(entry.path)
+    if args.json:
+        print(json.dumps(d, indent=2))
+        return 0
+    out.print(Text.assemble(plain(d["title"], "bold"), plain(f" ({kind} {d['id']}, {d['path']})")))
+    if d["about"]:
+        out.print(plain(d["about"]))
+    typed = [
+        (r["name"], _shown(r["value"]), r["unit"], (f"from {r['source']}" if r["source"] else "") + (f": {r['note']}" if r["note"] and r["source"] else r["note"] or ""))
+        for r in d["fields"]
+        if "derived" not in r
+    ]
+    derived = [(r["name"], _shown(r["value"]), r["unit"], "= " + r["derived"].split("=", 1)[1].strip()) for r in d["fields"] if "derived" in r]
+    sources = [(k, "", "", v) for k, v in d["sources"].items()]
+    for heading, rows in (("values", typed), ("derived", derived), ("sources", sources)):
+        if not rows:
+            continue
+        out.print()
+        out.print(Text(heading, style="bold"))
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        for r in rows:
+            cells = [r[i].ljust(widths[i]) for i in range(3) if widths[i]]
+            out.print(plain("  " + "  ".join(cells) + "  " + r[3]))
+    return 0
+
+
+def _shown(value) -> str:
+    return "none" if value is None else fmt(value)

@@ -19,7 +19,7 @@ from ..units import DIMENSIONLESS
 from .shown import Shown
 
 LITERALS: dict[str, Shown] = {}  # literal symbol name -> its value; names are derived from the value, so stable
-BASE_UNITS = {"[token]": "token", "[request]": "request", "[time]": "s", "[information]": "bit", "[compute]": "FLOP", "[currency]": "USD"}
+BASE_UNITS = {"[token]": "token", "[request]": "request", "[time]": "s", "[information]": "bit", "[compute]": "FLOP", "[currency]": "USD", "[power]": "W"}
 
 
 def _literal(value: sp.Expr, dim, hint: Quantity | None) -> sp.Expr:

@@ -46,17 +46,21 @@ LLM_WEIGHT_BYTES = 16.060522496  # GB: bytes of all weights
 
 # every GPU of the catalog, values in the field units above (None: the entry has no such value)
 GPUS: dict[str, dict[str, float | None]] = {
+    "a100-sxm-40gb": {"memory": 40, "memory_bandwidth": 1.555},
     "a100-sxm-80gb": {"memory": 80, "memory_bandwidth": 2.039},
     "b200": {"memory": 180, "memory_bandwidth": 7.7},
     "h100-pcie": {"memory": 80, "memory_bandwidth": 2},
     "h100-sxm": {"memory": GPU_MEMORY, "memory_bandwidth": GPU_MEMORY_BANDWIDTH},
+    "h20": {"memory": 96, "memory_bandwidth": 4},
     "h200": {"memory": 141, "memory_bandwidth": 4.8},
+    "l4": {"memory": 24, "memory_bandwidth": 0.3},
     "l40s": {"memory": 48, "memory_bandwidth": 0.864},
     "mi300x": {"memory": 192, "memory_bandwidth": 5.3},
 }
 
 # every LLM of the catalog, values in the field units above (None: the entry has no such value)
 LLMS: dict[str, dict[str, float | None]] = {
+    "deepseek-v3": {"kv_bytes_per_token": 70272, "weight_bytes": 671},
     "llama-3.1-405b": {"kv_bytes_per_token": 516096, "weight_bytes": 811.7067776},
     "llama-3.1-70b": {"kv_bytes_per_token": 327680, "weight_bytes": 141.107412992},
     "llama-3.1-8b": {"kv_bytes_per_token": LLM_KV_BYTES_PER_TOKEN, "weight_bytes": LLM_WEIGHT_BYTES},
@@ -65,19 +69,25 @@ LLMS: dict[str, dict[str, float | None]] = {
     "mixtral-8x7b": {"kv_bytes_per_token": 131072, "weight_bytes": 93.405585408},
     "qwen2.5-72b": {"kv_bytes_per_token": 327680, "weight_bytes": 145.412407296},
     "qwen2.5-7b": {"kv_bytes_per_token": 57344, "weight_bytes": 15.231233024},
+    "qwen3-30b-a3b": {"kv_bytes_per_token": 98304, "weight_bytes": 61.064245248},
+    "qwen3-32b": {"kv_bytes_per_token": 262144, "weight_bytes": 65.524246528},
 }
 
 _TITLES: dict[str, dict[str, str]] = {
     "gpu": {
+        "a100-sxm-40gb": "NVIDIA A100 SXM 40GB",
         "a100-sxm-80gb": "NVIDIA A100 SXM 80GB",
         "b200": "NVIDIA B200 HGX",
         "h100-pcie": "NVIDIA H100 PCIe 80GB",
         "h100-sxm": "NVIDIA H100 SXM5 80GB",
+        "h20": "NVIDIA H20 96GB",
         "h200": "NVIDIA H200 SXM 141GB",
+        "l4": "NVIDIA L4",
         "l40s": "NVIDIA L40S",
         "mi300x": "AMD Instinct MI300X",
     },
     "llm": {
+        "deepseek-v3": "DeepSeek-V3",
         "llama-3.1-405b": "Llama 3.1 405B",
         "llama-3.1-70b": "Llama 3.1 70B",
         "llama-3.1-8b": "Llama 3.1 8B",
@@ -86,6 +96,8 @@ _TITLES: dict[str, dict[str, str]] = {
         "mixtral-8x7b": "Mixtral 8x7B",
         "qwen2.5-72b": "Qwen2.5 72B",
         "qwen2.5-7b": "Qwen2.5 7B",
+        "qwen3-30b-a3b": "Qwen3 30B-A3B",
+        "qwen3-32b": "Qwen3 32B",
     },
 }
 

@@ -24,6 +24,7 @@ LLM_KV_BYTES_PER_TOKEN = 327680  # B/token: KV-cache bytes per token (K and V, a
 
 # every LLM of the catalog, values in the field units above (None: the entry has no such value)
 LLMS: dict[str, dict[str, float | None]] = {
+    "deepseek-v3": {"kv_bytes_per_token": 70272},
     "llama-3.1-405b": {"kv_bytes_per_token": 516096},
     "llama-3.1-70b": {"kv_bytes_per_token": 327680},
     "llama-3.1-8b": {"kv_bytes_per_token": 131072},
@@ -32,10 +33,13 @@ LLMS: dict[str, dict[str, float | None]] = {
     "mixtral-8x7b": {"kv_bytes_per_token": 131072},
     "qwen2.5-72b": {"kv_bytes_per_token": 327680},
     "qwen2.5-7b": {"kv_bytes_per_token": 57344},
+    "qwen3-30b-a3b": {"kv_bytes_per_token": 98304},
+    "qwen3-32b": {"kv_bytes_per_token": 262144},
 }
 
 _TITLES: dict[str, dict[str, str]] = {
     "llm": {
+        "deepseek-v3": "DeepSeek-V3",
         "llama-3.1-405b": "Llama 3.1 405B",
         "llama-3.1-70b": "Llama 3.1 70B",
         "llama-3.1-8b": "Llama 3.1 8B",
@@ -44,6 +48,8 @@ _TITLES: dict[str, dict[str, str]] = {
         "mixtral-8x7b": "Mixtral 8x7B",
         "qwen2.5-72b": "Qwen2.5 72B",
         "qwen2.5-7b": "Qwen2.5 7B",
+        "qwen3-30b-a3b": "Qwen3 30B-A3B",
+        "qwen3-32b": "Qwen3 32B",
     },
 }
 

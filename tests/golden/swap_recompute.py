@@ -31,17 +31,21 @@ LLM_LINEAR_FLOPS_PER_TOKEN = 16060522496  # FLOP/token: forward FLOPs per token 
 
 # every GPU of the catalog, values in the field units above (None: the entry has no such value)
 GPUS: dict[str, dict[str, float | None]] = {
+    "a100-sxm-40gb": {"flops_bf16": 312},
     "a100-sxm-80gb": {"flops_bf16": 312},
     "b200": {"flops_bf16": 2250},
     "h100-pcie": {"flops_bf16": 756},
     "h100-sxm": {"flops_bf16": GPU_FLOPS_BF16},
+    "h20": {"flops_bf16": 148},
     "h200": {"flops_bf16": 989},
+    "l4": {"flops_bf16": 121},
     "l40s": {"flops_bf16": 362.05},
     "mi300x": {"flops_bf16": 1307.4},
 }
 
 # every LLM of the catalog, values in the field units above (None: the entry has no such value)
 LLMS: dict[str, dict[str, float | None]] = {
+    "deepseek-v3": {"attention_flops_per_pair": 4997120, "kv_bytes_per_token": 70272, "linear_flops_per_token": 75051756544},
     "llama-3.1-405b": {"attention_flops_per_pair": 8257536, "kv_bytes_per_token": 516096, "linear_flops_per_token": 811706777600},
     "llama-3.1-70b": {"attention_flops_per_pair": 2621440, "kv_bytes_per_token": 327680, "linear_flops_per_token": 141107412992},
     "llama-3.1-8b": {"attention_flops_per_pair": LLM_ATTENTION_FLOPS_PER_PAIR, "kv_bytes_per_token": LLM_KV_BYTES_PER_TOKEN, "linear_flops_per_token": LLM_LINEAR_FLOPS_PER_TOKEN},
@@ -50,19 +54,25 @@ LLMS: dict[str, dict[str, float | None]] = {
     "mixtral-8x7b": {"attention_flops_per_pair": 524288, "kv_bytes_per_token": 131072, "linear_flops_per_token": 25759850496},
     "qwen2.5-72b": {"attention_flops_per_pair": 2621440, "kv_bytes_per_token": 327680, "linear_flops_per_token": 145412407296},
     "qwen2.5-7b": {"attention_flops_per_pair": 401408, "kv_bytes_per_token": 57344, "linear_flops_per_token": 15231233024},
+    "qwen3-30b-a3b": {"attention_flops_per_pair": 786432, "kv_bytes_per_token": 98304, "linear_flops_per_token": 6706065408},
+    "qwen3-32b": {"attention_flops_per_pair": 2097152, "kv_bytes_per_token": 262144, "linear_flops_per_token": 65524246528},
 }
 
 _TITLES: dict[str, dict[str, str]] = {
     "gpu": {
+        "a100-sxm-40gb": "NVIDIA A100 SXM 40GB",
         "a100-sxm-80gb": "NVIDIA A100 SXM 80GB",
         "b200": "NVIDIA B200 HGX",
         "h100-pcie": "NVIDIA H100 PCIe 80GB",
         "h100-sxm": "NVIDIA H100 SXM5 80GB",
+        "h20": "NVIDIA H20 96GB",
         "h200": "NVIDIA H200 SXM 141GB",
+        "l4": "NVIDIA L4",
         "l40s": "NVIDIA L40S",
         "mi300x": "AMD Instinct MI300X",
     },
     "llm": {
+        "deepseek-v3": "DeepSeek-V3",
         "llama-3.1-405b": "Llama 3.1 405B",
         "llama-3.1-70b": "Llama 3.1 70B",
         "llama-3.1-8b": "Llama 3.1 8B",
@@ -71,6 +81,8 @@ _TITLES: dict[str, dict[str, str]] = {
         "mixtral-8x7b": "Mixtral 8x7B",
         "qwen2.5-72b": "Qwen2.5 72B",
         "qwen2.5-7b": "Qwen2.5 7B",
+        "qwen3-30b-a3b": "Qwen3 30B-A3B",
+        "qwen3-32b": "Qwen3 32B",
     },
 }
 
