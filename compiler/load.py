@@ -446,4 +446,5 @@ def _load_model(path: str | Path, project: Project, src: Source) -> Model:
         gpu=uses.get("gpu"), llm=uses.get("llm"), imports=tuple(imports.items()),
         variables=dict(b.variables), params=dict(sorted(b.params.items())), equations=equations, tables=dict(b.tables),
         aggregates=dict(sorted(b.aggregates.items())), questions=questions, checks=checks, sweeps=sweeps, loc=src.loc(()),
+        expected_from=str(d.get("expected_from") or "").strip(),
     )  # fmt: skip
