@@ -173,11 +173,11 @@ def _combined(model, rule: Asking, at: Callable, feasible: Callable, d, parts: t
     """Several conditions: each one's own answer, combined by the runtime's rule, and the binding ones named."""
     q = rule.question
     limits = tuple(
-        Limit(label, pq.name, pq.condition_text, None, r.why, r.message) if isinstance(r, SolveError) else Limit(label, pq.name, pq.condition_text, r.base, "answer")
+        Limit(label, pq.name, pq.condition_text, None, r.why, r.message) if isinstance(r, SolveError) else Limit(label, pq.name, pq.condition_text, r.base, "answer", value=r.value)
         for label, pq, r in parts
     )  # fmt: skip
     try:
-        value, how, binding = combine([(x.label, x.value, x.kind) for x in limits], feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, d.integer)
+        value, how, binding = combine([(x.label, x.base, x.kind) for x in limits], feasible, lambda x: V.admits(x, d.kind, d.lo, d.hi), q.seek, rule.step, rule.lo, rule.hi, rule.probe, d.integer)
     except NoAnswer as e:
         if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages say where they fail
             err = nowhere(q.name, [r for label, _, r in parts if label in e.at])

@@ -114,9 +114,10 @@ class Limit:
     label: str
     question: str  # the part question that asks it
     condition_text: str
-    value: Fraction | float | None  # base units; None: no value meets it, or it sets no limit
+    base: Fraction | float | None  # base units; None: no value meets it, or it sets no limit
     kind: str  # 'answer' | 'infeasible' | 'unbounded'
     message: str = ""  # the part's no-answer message
+    value: float | int | None = None  # the same in the variable's display unit (an int for a whole number), as Answer.value
 
 
 @dataclass(frozen=True, repr=False)
@@ -177,7 +178,7 @@ class Answer:
             return self._rounded()
         var = self.solution.model.variables[self.question.find]
         bound = " and ".join(x.condition_text for x in self.limits if x.label in self.binding)
-        own = ", ".join(f"{x.label} " + ("sets no limit" if x.value is None else f"allows {V.shown(x.value / exact(var.factor))} {var.unit}".rstrip()) for x in self.limits)
+        own = ", ".join(f"{x.label} " + ("sets no limit" if x.base is None else f"allows {V.shown(x.base / exact(var.factor))} {var.unit}".rstrip()) for x in self.limits)
         if not bound:
             return f"found by searching its domain with all the conditions together ({own})"
         return f"{self._rounded()}; bound by {bound} ({own})"

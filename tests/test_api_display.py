@@ -29,6 +29,9 @@ def test_an_answer_reads_in_its_display_unit_and_keeps_its_exact_base_value():
     assert a.boundary == pytest.approx(float(a.base_boundary) * 60) and 12.37 <= a.boundary < 12.38  # floor of it, to 0.01
     batch = chainc.ask("goodput", "max_batch", gpu="h200")
     assert batch.value == 118 and type(batch.value) is int and batch.base == 118
+    each = {x.label: x for x in chainc.ask("goodput", "fitting_batch").limits}  # each condition's own limit reads so too
+    assert [type(x.value) for x in each.values()] == [int, int] and isinstance(each["memory"].base, Fraction)
+    assert each["memory"].value == (80 * 10**9 - 16_060_522_496) // (2048 * 131072) == 238  # GPU memory less the weights, in KV of 2,048 tokens
 
 
 def test_display_rounds_as_the_cli_prints(capsys):

@@ -74,7 +74,7 @@ def limits(var, answer) -> dict:
         return {}
     return {
         "binding": list(answer.binding),
-        "limits": [{"label": x.label, "condition": x.condition_text, "value": None if x.value is None else number(var, x.value), "kind": x.kind} for x in answer.limits],
+        "limits": [{"label": x.label, "condition": x.condition_text, "value": None if x.base is None else number(var, x.base), "kind": x.kind} for x in answer.limits],
     }
 
 
