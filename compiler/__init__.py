@@ -4,7 +4,9 @@
     r = chainc.solve("goodput", batch=128, gpu="h200")   # the project is found as the CLI finds it
     r["tpot"]                        # 10.5 millisecond / token (a pint Quantity, in the display unit)
     r.value("tpot")                  # 10.504... (a float in the display unit)
-    chainc.ask("goodput", "max_batch").answer()           # 64
+    r.display("tpot")                # 10.5, rounded as the CLI prints it
+    chainc.ask("goodput", "max_batch").value              # 64 (an int: batch is a whole number)
+    chainc.ask("erlang-c", "max_arrival_rate").value      # 12.37 (requests per minute); .base is exact, per second
     chainc.evaluate("goodput")       # a Report: values, every question's answer, every check
     print(chainc.explain(r))         # the derivation: every step with its formula and numbers
 

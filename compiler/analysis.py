@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .errors import StructureError
+from .errors import StructureError, spelled
 from .ir import Equation, Model
 from .order import components
 
@@ -152,7 +152,7 @@ def _underdetermined(model, g, matching, free_vars, by_index, known) -> None:
     eqs = sorted((by_index[i] for kind, i in reach if kind == "e"), key=lambda e: e.index)
     how = f"{len(stuck)} unknown{'s' if len(stuck) > 1 else ''} but {len(eqs) or 'no'} equation{'s' if len(eqs) != 1 else ''} to determine them"
     detail = "; ".join(_line(e) for e in eqs)
-    hint = f"give a value to {' or '.join(stuck[:3])} (--given NAME=VALUE or a default), or add an equation"
+    hint = f"give a value to {' or '.join(stuck[:3])} ({spelled('give', name='NAME')} or a default), or add an equation"
     if detail:
         hint = f"these equations involve them: {detail}. " + hint
     raise StructureError(f"under-determined: cannot determine {', '.join(stuck)} ({how})", (eqs[0].loc if eqs else model.variables[stuck[0]].loc), hint, undetermined=stuck)
@@ -167,9 +167,9 @@ def _overdetermined(model, g, matching, free_eqs, by_index, known) -> None:
     given = [n for n in fixed if n not in inputs]
     hint = "drop one of these equations, or make one of its variables unknown"
     if given:
-        hint = f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} given but computed by the equations; free an input with --find ({', '.join(inputs[:4]) or 'one of them'})"
+        hint = f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} given but computed by the equations; free an input with {spelled('find')} ({', '.join(inputs[:4]) or 'one of them'})"
     elif inputs:
-        hint = f"these inputs are all fixed: {', '.join(inputs)}; make one unknown with --find, or drop an equation"
+        hint = f"these inputs are all fixed: {', '.join(inputs)}; make one unknown with {spelled('find')}, or drop an equation"
     raise StructureError(
         f"over-determined: {len(eqs)} equation{'s' if len(eqs) > 1 else ''} for {len(eqs) - len(free_eqs)} unknown{'s' if len(eqs) - len(free_eqs) != 1 else ''}; redundant or conflicting: "
         + "; ".join(_line(e) for e in eqs),

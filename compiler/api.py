@@ -2,9 +2,10 @@
 
     import chainc
     r = chainc.solve("goodput", batch=128, gpu="h200")
-    r["tpot"]                   # 6.925 millisecond / token (a pint Quantity)
-    r.value("tpot")             # 6.925...
-    chainc.ask("goodput", "max_batch").answer()     # 64
+    r["tpot"]                   # 10.5 millisecond / token (a pint Quantity)
+    r.value("tpot")             # 10.504... (a float in the display unit)
+    r.display("tpot")           # 10.5, rounded as the CLI prints it
+    chainc.ask("goodput", "max_batch").value        # 64 (an int: batch is a whole number)
     chainc.evaluate("goodput")  # a Report: values, questions, checks
 
 The solver itself (solver.py) takes a model, a catalog and a Query in base units;

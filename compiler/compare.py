@@ -35,7 +35,7 @@ def relation(e: P.Expr, values: dict) -> tuple[bool, tuple | None]:
 
 
 def written_for(model, catalog, gpu: str | None, llm: str | None) -> str:
-    """'' when the check runs on the model's own hardware; else that hardware's titles (what the card's numbers are for)."""
+    """'' when the check runs on the model's own hardware; else that hardware's titles (what the expected numbers are for)."""
     own = [(kind, default) for kind, chosen, default in (("gpu", gpu, model.gpu), ("llm", llm, model.llm)) if chosen and chosen != default]
     if not own:
         return ""
@@ -49,7 +49,7 @@ def written_for(model, catalog, gpu: str | None, llm: str | None) -> str:
 
 def outcome(check, solution: Solution, answer: Answer | None, that, other: str) -> CheckOutcome:
     """Compare what a check expects with a solution (and a question's answer); `that` is its relation as a program expression."""
-    values = {**solution.values, check.question: answer.value} if check.question else solution.values
+    values = {**solution.values, check.question: answer.base} if check.question else solution.values
     expected = []
     for e in check.expect:
         got = values[check.question] if check.question else values[e.name]

@@ -2,8 +2,10 @@
 
 Values inside are exact numbers in base units (bits, seconds, tokens); a reader
 sees display units: `r["tpot"]` is a pint Quantity in ms/token, `r.value("tpot")`
-a float in ms/token. The mixins here give Solution, Answer and Report their
-`__repr__`, `_repr_html_` and `_repr_markdown_`.
+a float in ms/token (an int for a whole-number variable), `r.display("tpot")` that
+number rounded as the CLI prints it, and `r.base("tpot")` the exact base-unit value.
+The mixins here give Solution, Answer and Report their `__repr__`, `_repr_html_`
+and `_repr_markdown_`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import html
 
 from .format import fmt
-from .numbers import in_unit
+from .numbers import display, exact
 
 SHOWN = 6  # values a repr shows before "... and N more"
 
@@ -19,32 +21,40 @@ SHOWN = 6  # values a repr shows before "... and N more"
 class Values:
     """Reading a solution's values in display units. Needs `self.solution` (a Solution)."""
 
-    def value(self, name: str) -> float:
-        """The value of a variable, parameter or column aggregate in its display unit, as a float."""
+    def value(self, name: str) -> float | int:
+        """The value of a variable, parameter or column aggregate in its display unit: a float, an int for a whole-number variable."""
         s = self.solution
         q = s.model.quantity(name)
         if q is None:
             raise KeyError(f"{s.model.name} has no value '{name}'")
-        return in_unit(s.values[name], q.factor)
+        return shown_number(s.values[name], q)
+
+    def base(self, name: str):
+        """The exact value in base units (bits, seconds, tokens): a Fraction where the model is rational, else a float."""
+        s = self.solution
+        if s.model.quantity(name) is None:
+            raise KeyError(f"{s.model.name} has no value '{name}'")
+        return exact(s.values[name])
 
     def quantity(self, name: str):
         """The value as a pint Quantity in its display unit (pint is imported on first use)."""
-        from .units import ureg
-
         q = self.solution.model.quantity(name)
         if q is None:
             raise KeyError(f"{self.solution.model.name} has no value '{name}'")
-        return ureg.Quantity(self.value(name), q.unit.replace("^", "**") or "dimensionless")
+        return as_quantity(self.value(name), q.unit)
 
     def __getitem__(self, name: str):
         return self.quantity(name)
 
-    def rows(self) -> list[tuple[str, str, str, str, str]]:
-        """(kind, name, value, unit, description) for every variable, as the CLI's table shows them."""
+    def rows(self, found=()) -> list[tuple[str, str, str, str, str]]:
+        """(kind, name, value, unit, description) for every variable, as the CLI's table shows them.
+
+        found: the variables a question found (an Answer's solution holds its answer as a given): labelled found.
+        """
         s = self.solution
         out = []
         for n, v in s.model.variables.items():
-            kind = "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
+            kind = "found" if n in found else "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
             out.append((kind, n, fmt(self.value(n), v.digits), v.unit, v.description))
         return out
 
@@ -65,18 +75,47 @@ class Values:
 
     def _summary(self) -> list[str]:
         s = self.solution
-        computed = [r for r in self.rows() if r[0] != "input" and r[0] != "given"]
+        rows = self.rows()
+        computed = [r for r in rows if r[0] not in ("input", "given")]
         shown = [f"{n} = {v} {u}".rstrip() for _, n, v, u, _ in computed[:SHOWN]]
         more = len(computed) - SHOWN
-        given = ", ".join(f"{n}={fmt(self.value(n))}" for n in s.given)
+        given = ", ".join(f"{n}={v} {u}".rstrip() for k, n, v, u, _ in rows if k == "given" and n in s.given)
         return [("given " + given) if given else "", ", ".join(shown) + (f", ... and {more} more" if more > 0 else "")]
 
-    def _html_values(self) -> str:
+    def _html_values(self, found=()) -> str:
         cells = "".join(
             f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(n)}</code></td><td style='text-align:right'>{html.escape(v)}</td><td>{html.escape(u)}</td><td>{html.escape(d)}</td></tr>"
-            for k, n, v, u, d in self.rows()
+            for k, n, v, u, d in self.rows(found)
         )
         return f"<table><thead><tr><th></th><th>name</th><th>value</th><th>unit</th><th>description</th></tr></thead><tbody>{cells}</tbody></table>"
+
+
+def as_quantity(value, unit: str):
+    """A display-unit number as a pint Quantity (pint is imported here, on first use: the core never needs it)."""
+    from .units import ureg
+
+    return ureg.Quantity(value, unit.replace("^", "**") or "dimensionless")
+
+
+def shown_number(base, q):
+    """A base-unit value in q's display unit: a float, an int for a whole number of a whole-number variable
+    (the exact Fraction where a float cannot hold it: 1e400)."""
+    x = display(base, q.factor)
+    domain = getattr(q, "domain", None)
+    return int(x) if isinstance(x, float) and domain is not None and domain.integer and x.is_integer() else x
+
+
+def rounded(base, q):
+    """shown_number rounded as the CLI prints it (q.digits significant figures, never rounding away integer digits)."""
+    x = shown_number(base, q)
+    if not isinstance(x, (int, float)):
+        return x  # exact, beyond a float's range: fmt() prints it from its digits
+    text = fmt(x, getattr(q, "digits", None)).replace(",", "")
+    try:
+        r = float(text)
+    except ValueError:  # inf, nan: as they are
+        return x
+    return int(r) if isinstance(x, int) else r
 
 
 def short(kind: str, lines: list[str]) -> str:

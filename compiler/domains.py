@@ -22,6 +22,13 @@ from .ir import Domain, Variable
 from .limits import LIMITS
 
 
+def symbol_for(name: str, domain: Domain | None = None) -> sp.Symbol:
+    """A variable's SymPy symbol, with its domain's sign as an assumption (it picks the roots SymPy keeps)."""
+    if domain is None or domain.kind == "real":
+        return sp.Symbol(name, real=True)
+    return sp.Symbol(name, positive=True) if domain.kind == "positive" else sp.Symbol(name, nonnegative=True)
+
+
 def value_set(loader, v: Variable, variable: dict, at: tuple) -> Domain:
     """v's domain restricted to the set written under its `values:` (variable: its spec), or a located error."""
     for bound in ("min", "max"):

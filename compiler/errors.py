@@ -8,8 +8,48 @@ callers can catch ``ValueError`` without knowing chainc.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+# Who is calling: hints say how to change a query in the caller's words. The command line sets "cli" for a
+# command (cli.main); a Python caller (a notebook, a script) gets the API's spelling.
+CALLER: ContextVar[str] = ContextVar("chainc_caller", default="api")
+_SPELLING = {
+    "cli": {
+        "give": "--given {name}=VALUE",
+        "find": "--find",
+        "both": "drop one of --given and --find for it",
+        "drop_given": "drop --given {name}=...",
+        "hardware": "--{kind}",
+        "reads": "chainc show {model} lists what it reads",
+    },
+    "api": {
+        "give": "{name}=VALUE as a keyword",
+        "find": "find=",
+        "both": "drop it from the given values or from find=",
+        "drop_given": "drop {name}=... from the values",
+        "hardware": "{kind}=",
+        "reads": "its params (Project().model('{model}').params) are what it reads",
+    },
+}
+
+
+def spelled(what: str, **names) -> str:
+    """How the caller changes a query ('--find' on the command line, 'find=' in Python): the table above."""
+    return _SPELLING[CALLER.get()][what].format(**names)
+
+
+@contextmanager
+def caller(name: str):
+    """Hints within this block speak to `name` ('cli' or 'api')."""
+    token = CALLER.set(name)
+    try:
+        yield
+    finally:
+        CALLER.reset(token)
+
 
 # a control character would act on the terminal (ESC starts an escape sequence) and a lone
 # surrogate (an undecodable byte of a file name or an argument) cannot be encoded: render escapes them

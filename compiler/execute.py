@@ -180,11 +180,11 @@ def _combined(model, rule: Asking, at: Callable, feasible: Callable, d, parts: t
     """Several conditions: each one's own answer, combined by the runtime's rule, and the binding ones named."""
     q = rule.question
     limits = tuple(
-        Limit(label, pq.name, pq.condition_text, None, r.why, r.message) if isinstance(r, SolveError) else Limit(label, pq.name, pq.condition_text, r.value, "answer")
+        Limit(label, pq.name, pq.condition_text, None, r.why, r.message) if isinstance(r, SolveError) else Limit(label, pq.name, pq.condition_text, r.base, "answer", value=r.value)
         for label, pq, r in parts
     )  # fmt: skip
     try:
-        value, how, binding = combine([(x.label, x.value, x.kind) for x in limits], feasible, lambda x: V.admits(x, *d.bounds), q.seek, rule.step, rule.lo, rule.hi, rule.probe, d.integer, d.values)
+        value, how, binding = combine([(x.label, x.base, x.kind) for x in limits], feasible, lambda x: V.admits(x, *d.bounds), q.seek, rule.step, rule.lo, rule.hi, rule.probe, d.integer, d.values)
     except NoAnswer as e:
         if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages say where they fail
             err = nowhere(q.name, [r for label, _, r in parts if label in e.at])
@@ -192,14 +192,13 @@ def _combined(model, rule: Asking, at: Callable, feasible: Callable, d, parts: t
         raise _no_answer(model, rule, e, at) from None
     if how == "limit":  # the binding condition's own answer: its boundary and rounding
         first = next(r for label, _, r in parts if label == binding[0])
-        return Answer(q, value, first.boundary, at(value), first.boundary_solution, first.rounding, limits, binding)
+        return Answer(q, value, first.base_boundary, at(value), first.boundary_solution, first.rounding, limits, binding)
     return Answer(q, value, value, at(value), None, Rounding(how, rule.step, False, False), limits, binding)
 
 
 def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
     q, condition = rule.question, rule.condition
     var = model.variables[q.find]
-    span = f"searched {q.find} from {V.shown(e.searched[0] / exact(var.factor))} to {V.shown(e.searched[1] / exact(var.factor))} {var.unit}".rstrip() if e.searched else ""
     sides, on = ("", "", ""), ""
     if e.kind == "infeasible":
         try:
@@ -207,7 +206,7 @@ def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
         except LimitError:
             raise
         except SolveError as err:  # the model has no admissible value even at the closest point
-            return NoAnswerError(f"question {q.name}: no {q.find} meets {q.condition_text}: {err.message}", q.loc, (f"{span}; " if span else "") + err.hint)
+            return NoAnswerError(f"question {q.name}: no {q.find} meets {q.condition_text}: {err.message}", q.loc, err.hint)
         if isinstance(condition, P.Cmp):
             parts = [
                 show(model.variables[side.name], s.values[side.name]) if isinstance(side, P.Ref) and side.name in model.variables else V.shown(evaluate(side, s.values))
@@ -219,7 +218,7 @@ def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
         titles = [x.title for x in (s.gpu, s.llm) if x]
         on = f" on {' with '.join(titles)}" if titles else ""
     err = no_answer(
-        e, q.name, q.find, q.condition_text, q.seek, rule.at.domains[q.find].text, on, show(var, e.at) if e.at is not None else "", sides, span, show(var, e.boundary) if e.boundary is not None else ""
+        e, q.name, q.find, q.condition_text, q.seek, rule.at.domains[q.find].words, on, show(var, e.at) if e.at is not None else "", sides, show(var, e.boundary) if e.boundary is not None else ""
     )
     return NoAnswerError(err.message, q.loc, err.hint, e.kind)
 

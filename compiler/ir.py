@@ -200,6 +200,7 @@ class Model:
     checks: tuple[Check, ...]
     sweeps: dict[str, Sweep]
     loc: Loc
+    expected_from: str = ""  # where the checks' numbers come from ('the card'); '' : they are expected values
 
     def quantity(self, name: str) -> Quantity | None:
         return self.variables.get(name) or self.params.get(name)

@@ -19,7 +19,7 @@ import sympy as sp
 from . import expr as ex
 from .asks import asks
 from .deadline import budget
-from .domains import validity, value_set
+from .domains import symbol_for, validity, value_set
 from .errors import Loc, ModelError, UnitError
 from .ir import Aggregate, Column, Domain, Equation, Model, Param, Table, Variable
 from .joins import join, joined_name
@@ -36,12 +36,6 @@ if TYPE_CHECKING:
 RESERVED = {"gpu", "llm", "prev", "i"} | set(ex.FUNCTIONS) | set(ex.AGGREGATES) | set(ex.FINITE)
 # numbers YAML 1.1 reads and chainc does not: hexadecimal, octal, binary, base 60 (1:30), infinity, not-a-number
 _NOT_DECIMAL = re.compile(r"^\s*[-+]?(0[xob][0-9a-f_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|\.?(inf|infinity|nan))\s*$", re.IGNORECASE)
-
-
-def symbol_for(name: str, domain: Domain | None = None) -> sp.Symbol:
-    if domain is None or domain.kind == "real":
-        return sp.Symbol(name, real=True)
-    return sp.Symbol(name, positive=True) if domain.kind == "positive" else sp.Symbol(name, nonnegative=True)
 
 
 class Builder:
@@ -448,4 +442,5 @@ def _load_model(path: str | Path, project: Project, src: Source) -> Model:
         gpu=uses.get("gpu"), llm=uses.get("llm"), imports=tuple(imports.items()),
         variables=dict(b.variables), params=dict(sorted(b.params.items())), equations=equations, tables=dict(b.tables),
         aggregates=dict(sorted(b.aggregates.items())), questions=questions, checks=checks, sweeps=sweeps, loc=src.loc(()),
+        expected_from=str(d.get("expected_from") or "").strip(),
     )  # fmt: skip

@@ -89,6 +89,7 @@ class ModelInfo:
     tables: dict
     questions: dict
     checks: tuple = ()
+    expected_from: str = ""  # ir.Model.expected_from
 
     def quantity(self, name: str):
         return self.variables.get(name) or self.params.get(name)
@@ -126,7 +127,7 @@ def describe(model) -> ModelInfo:
         )
         for c in model.checks
     )
-    return ModelInfo(model.name, model.title, model.about, model.path, model.gpu, model.llm, variables, params, tables, questions, checks)
+    return ModelInfo(model.name, model.title, model.about, model.path, model.gpu, model.llm, variables, params, tables, questions, checks, model.expected_from)
 
 
 # --- JSON ------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .errors import Loc
+from .runtime.values import domain_words
 
 # --- expressions ------------------------------------------------------------------------------------
 
@@ -242,6 +243,12 @@ class Domain:
     def bounds(self) -> tuple:
         """(kind, lo, hi, values): runtime.values.admits's arguments after x."""
         return self.kind, self.lo, self.hi, self.values
+
+    @property
+    def words(self) -> str:
+        """What a search of it covers, in words: 'every positive whole number' (runtime.values.domain_words)."""
+        shown = [None if x is None else x / self.factor for x in (self.lo, self.hi)]
+        return domain_words(self.kind, self.integer, *shown, self.unit)
 
 
 @dataclass(frozen=True, eq=False)  # identity: one program per plan (lower() is cached)

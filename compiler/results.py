@@ -11,10 +11,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from . import program as P
-from .display import Values, short
+from .display import Values, as_quantity, rounded, short, shown_number
 from .errors import ChaincError
 from .format import fmt
-from .numbers import display, exact, in_unit
+from .numbers import exact, in_unit
 from .runtime import values as V
 
 if TYPE_CHECKING:  # types only: this module is on the warm path, which imports neither SymPy nor pint
@@ -68,10 +68,12 @@ class Solution(Values):
     formulas: dict = field(default_factory=dict)  # name -> the SymPy closed form that computed it
     notes: tuple[str, ...] = ()  # what a reader must know: several roots, an interval of solutions
 
-    def display(self, name: str) -> float | Fraction:
-        """A value in its display unit: a float, or exact when a float cannot hold it (fmt() prints both)."""
+    def display(self, name: str) -> float | int | Fraction:
+        """A value in its display unit rounded as the CLI prints it (15.05 ms/token); exact when a float cannot hold it."""
         q = self.model.quantity(name)
-        return display(self.values[name], q.factor)
+        if q is None:
+            raise KeyError(f"{self.model.name} has no value '{name}'")
+        return rounded(self.values[name], q)
 
     @property
     def solution(self) -> Solution:
@@ -112,34 +114,49 @@ class Limit:
     label: str
     question: str  # the part question that asks it
     condition_text: str
-    value: Fraction | float | None  # base units; None: no value meets it, or it sets no limit
+    base: Fraction | float | None  # base units; None: no value meets it, or it sets no limit
     kind: str  # 'answer' | 'infeasible' | 'unbounded'
     message: str = ""  # the part's no-answer message
+    value: float | int | None = None  # the same in the variable's display unit (an int for a whole number), as Answer.value
 
 
 @dataclass(frozen=True, repr=False)
 class Answer:
+    """A question's answer. `value` reads in the variable's display unit (118, 12.37); `base` is the exact base-unit value."""
+
     question: Question
-    value: Fraction | float  # base units, rounded as the question says
-    boundary: Fraction | float  # where the condition turns, before rounding (the value itself when there is none)
+    base: Fraction | float  # base units, rounded as the question says
+    base_boundary: Fraction | float  # base units: where the condition turns, before rounding (the value itself when there is none)
     solution: Solution  # the model solved at the answer
     boundary_solution: Solution | None
     rounding: Rounding
     limits: tuple[Limit, ...] = ()  # several conditions: each one's own limit
     binding: tuple[str, ...] = ()  # the labels of the conditions that set the answer (none: found by searching them together)
 
+    @property
+    def value(self) -> float | int:
+        """The answer in its variable's display unit: a float, an int for a whole-number variable (118, 12.37 per minute)."""
+        return shown_number(self.base, self.solution.model.variables[self.question.find])
+
+    @property
+    def boundary(self) -> float:
+        """Where the condition turns, before rounding, in the variable's display unit (a float)."""
+        return in_unit(self.base_boundary, self.solution.model.variables[self.question.find].factor)
+
+    def answer(self) -> float | int:
+        """The answer in its variable's display unit: `value`."""
+        return self.value
+
+    def quantity(self):
+        """The answer as a pint Quantity in its display unit."""
+        return as_quantity(self.value, self.solution.model.variables[self.question.find].unit)
+
     def sentence(self) -> str:
         """'batch = 64 (floor of the boundary 64.9671 to steps of 1); tpot <= tpot_target holds there'."""
         var = self.solution.model.variables[self.question.find]
         how = f" ({self.how})" if self.rounding.how != "boundary" or self.limits else ""
         holds = "all hold" if self.limits else "holds"
-        return f"{var.name} = {fmt(in_unit(self.value, var.factor), 6)} {var.unit}".rstrip() + f"{how}; {self.question.condition_text} {holds} there"
-
-    def answer(self) -> float:
-        """The answer in its variable's display unit (an int for a whole-number variable)."""
-        var = self.solution.model.variables[self.question.find]
-        x = in_unit(self.value, var.factor)
-        return int(round(x)) if var.domain.integer and x == round(x) else x
+        return f"{var.name} = {fmt(in_unit(self.base, var.factor), 6)} {var.unit}".rstrip() + f"{how}; {self.question.condition_text} {holds} there"
 
     def __repr__(self) -> str:
         return short("Answer", [f"{self.question.name}: {self.sentence()}", self.solution._title()])
@@ -147,7 +164,8 @@ class Answer:
     def _repr_html_(self) -> str:
         import html
 
-        return f"<p><b>{html.escape(self.question.name)}</b>: {html.escape(self.sentence())}</p><p>{html.escape(self.solution._title())}</p>" + self.solution._html_values()
+        head = f"<p><b>{html.escape(self.question.name)}</b>: {html.escape(self.sentence())}</p><p>{html.escape(self.solution._title())}</p>"
+        return head + self.solution._html_values(found=(self.question.find,))
 
     @property
     def how(self) -> str:
@@ -160,7 +178,7 @@ class Answer:
             return self._rounded()
         var = self.solution.model.variables[self.question.find]
         bound = " and ".join(x.condition_text for x in self.limits if x.label in self.binding)
-        own = ", ".join(f"{x.label} " + ("sets no limit" if x.value is None else f"allows {V.shown(x.value / exact(var.factor))} {var.unit}".rstrip()) for x in self.limits)
+        own = ", ".join(f"{x.label} " + ("sets no limit" if x.base is None else f"allows {V.shown(x.base / exact(var.factor))} {var.unit}".rstrip()) for x in self.limits)
         if not bound:
             return f"found by searching its domain with all the conditions together ({own})"
         return f"{self._rounded()}; bound by {bound} ({own})"
@@ -176,7 +194,7 @@ class Answer:
             return "found by searching its domain (no closed-form boundary)"
         if r.how == "set":
             return "found by trying each value of its set"
-        text = f"{r.how} of the boundary {V.shown(self.boundary / exact(var.factor))} to steps of {V.shown(r.step / exact(var.factor))}"
+        text = f"{r.how} of the boundary {V.shown(self.base_boundary / exact(var.factor))} to steps of {V.shown(r.step / exact(var.factor))}"
         return text + (", one step back to meet a strict condition" if r.stepped_back else "")
 
 
@@ -217,8 +235,9 @@ class Expected:
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    """A check's result. On hardware other than the model's own (the card's), a check does not apply:
-    its expected values are references ('card: 9.9 ms/token on NVIDIA H100 SXM5 80GB'), never failures."""
+    """A check's result. On hardware other than the model's own, a check does not apply: its expected
+    values are references ('expected 9.9 ms/token on NVIDIA H100 SXM5 80GB', or by the model's
+    expected_from: 'card: 9.9 ms/token on ...'), never failures."""
 
     check: Check
     ok: bool
@@ -250,12 +269,48 @@ class CheckOutcome:
             got = f"{e.label} = {fmt(in_unit(e.got, var.factor))} {var.unit}".rstrip()
             if self.applies:
                 out.append(f"{'ok' if e.ok else 'FAIL'}  {got} (expected {e.written})")
-            else:
-                out.append(f"n/a  {got} (card: {e.written} on {self.written_for})")
+            else:  # the model's source by name where it gives one ('card: 9.9 ms/token on ...')
+                out.append(f"n/a  {got} ({m.expected_from + ':' if m.expected_from else 'expected'} {e.written} on {self.written_for})")
         if self.that_ok is not None:
             word = "holds" if self.that_ok else "does not hold"
             out.append(f"{'ok' if self.that_ok else 'FAIL'}  {self.check.that_text}: {word}" if self.applies else f"n/a  {self.check.that_text}: {word} here (written for {self.written_for})")
         return tuple(out)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Checks counted as `chainc check` counts them: those written for other hardware are not applicable, never passes."""
+
+    passed: int
+    failed: int
+    not_applicable: int
+    written_for: str = ""  # the hardware the first not-applicable check was written for
+
+    @property
+    def applicable(self) -> int:
+        return self.passed + self.failed
+
+    @property
+    def verdict(self) -> str:
+        """'FAIL' when one fails, 'n/a' when none applies, else 'ok'."""
+        return "FAIL" if self.failed else "n/a" if self.not_applicable and not self.applicable else "ok"
+
+    @property
+    def ok(self) -> bool | None:
+        """False when a check fails, None when none applies here, else True."""
+        return False if self.failed else None if self.verdict == "n/a" else True
+
+    @property
+    def counts(self) -> str:
+        """'9/9 checks', or 'no checks for this hardware'; then who the others were written for."""
+        head = f"{self.passed}/{self.applicable} checks" if self.applicable else "no checks for this hardware"
+        return head + (f"; {self.not_applicable} written for {self.written_for}: shown as references" if self.not_applicable else "")
+
+
+def tally(outcomes) -> Tally:
+    refs = [o for o in outcomes if not o.applies]
+    failed = sum(not o.ok for o in outcomes)
+    return Tally(len(outcomes) - len(refs) - failed, failed, len(refs), refs[0].written_for if refs else "")
 
 
 @dataclass(frozen=True)
@@ -290,14 +345,20 @@ class Report(Values):
         return self.solution.llm
 
     @property
-    def ok(self) -> bool:
-        return all(c.ok for c in self.checks)
+    def tally(self) -> Tally:
+        """The checks counted as `chainc check` counts them."""
+        return tally(self.checks)
+
+    @property
+    def ok(self) -> bool | None:
+        """True when every check that applies passes; False when one fails; None when none applies (other hardware)."""
+        return self.tally.ok
 
     def _verdicts(self) -> list[str]:
         parts = {name for q in self.model.questions.values() for _, name in q.parts}  # their limits are in the combined answer
         answers = [f"{q}: " + (a.message if isinstance(a, ChaincError) else a.sentence()) for q, a in self.answers.items() if q not in parts]
-        passed = sum(c.ok for c in self.checks)
-        return [*answers, f"checks: {passed}/{len(self.checks)} ok" if self.checks else ""]
+        t = self.tally
+        return [*answers, f"checks: {t.verdict}, {t.counts}" if self.checks else ""]
 
     def __repr__(self) -> str:
         return short("Report", [self._title(), *self._summary(), *self._verdicts()])
@@ -306,7 +367,7 @@ class Report(Values):
         import html
 
         rows = "".join(f"<li>{html.escape(v)}</li>" for v in self._verdicts() if v)
-        checks = "".join(f"<tr><td>{'ok' if c.ok else 'FAIL'}</td><td>{html.escape(c.check.about)}</td><td>{html.escape('; '.join(c.lines))}</td></tr>" for c in self.checks)
+        checks = "".join(f"<tr><td>{c.verdict}</td><td>{html.escape(c.check.about)}</td><td>{html.escape('; '.join(c.lines))}</td></tr>" for c in self.checks)
         table = f"<table><thead><tr><th></th><th>check</th><th>compared</th></tr></thead><tbody>{checks}</tbody></table>" if checks else ""
         return f"<p><b>{html.escape(self._title())}</b></p>" + self._html_values() + f"<ul>{rows}</ul>" + table
 

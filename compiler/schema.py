@@ -127,7 +127,7 @@ CHECK = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "about": {**_text, "description": "The line of the card this check reproduces."},
+        "about": {**_text, "description": "The line of the source this check reproduces."},
         "given": {"type": "object", "description": "Inputs to change for this check.", "additionalProperties": _quantity},
         "expect": {
             "description": "Expected values: {variable: value}; with 'question', the answer. Without a tolerance, a value must agree to the digits it is written with.",
@@ -166,6 +166,7 @@ MODEL_SCHEMA = {
         "name": {**_SLUG, "description": "The model's name, as used on the command line (littles-law)."},
         "title": _text,
         "about": _text,
+        "expected_from": {**_text, "description": "Where the checks' expected numbers come from ('the card', a datasheet): outputs name it beside them. Without it they are the expected values."},
         "uses": {
             "type": "object",
             "additionalProperties": False,

@@ -132,13 +132,13 @@ def sensitivities(model: Model, catalog, query: Query, target: str | None = None
         answer = ask_query(model, catalog, question, query)
         q = model.questions[question]
         base = answer.boundary_solution
-        name, target_value = q.find, answer.boundary
+        name, target_value = q.find, answer.base_boundary
         form = _closed_form(base, q.find) if base is not None else None
         known = [n for n in (base.known if base is not None else answer.solution.known) if n != q.find]
         ref = base if base is not None else answer.solution
 
         def target_at_(x, v):
-            return ask_query(model, catalog, question, replace(query, given=(*((k, w) for k, w in query.given if k != x), (x, v)))).boundary
+            return ask_query(model, catalog, question, replace(query, given=(*((k, w) for k, w in query.given if k != x), (x, v)))).base_boundary
 
         implicit = _implicit(model, catalog, q, query, target_value) if form is None and base is not None else None
 

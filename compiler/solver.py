@@ -21,7 +21,7 @@ import sympy as sp
 
 from . import lower
 from . import program as P
-from .errors import ArgumentError, LimitError, SolveError, display_path
+from .errors import ArgumentError, LimitError, SolveError, display_path, spelled
 from .execute import Prepared, PreparedQuestion, ask, execute
 from .ir import Equation, Model, Question, Variable
 from .numbers import exact
@@ -49,7 +49,9 @@ def hardware(model: Model, catalog, gpu: str | None, llm: str | None) -> dict:
     out = {}
     for kind, chosen, default in (("gpu", gpu, model.gpu), ("llm", llm, model.llm)):
         if chosen and not default:
-            raise ArgumentError(f"model '{model.name}' uses no {kind.upper()}, so --{kind} does not apply", None, f"drop --{kind}; chainc show {model.name} lists what it reads")
+            raise ArgumentError(
+                f"model '{model.name}' uses no {kind.upper()}, so {spelled('hardware', kind=kind)} does not apply", None, f"drop {spelled('hardware', kind=kind)}; {spelled('reads', model=model.name)}"
+            )
         entry_id = chosen or default
         if entry_id:
             entry = catalog.entry(kind, entry_id)
@@ -124,7 +126,7 @@ def prepare(model: Model, catalog, query: Query) -> Prepared:
             close = difflib.get_close_matches(n, list(model.variables), n=2)
             raise ArgumentError(f"model '{model.name}' has no variable '{n}'", None, f"did you mean {' or '.join(close)}?" if close else f"variables: {', '.join(model.variables)}")
         if n in given:
-            raise ArgumentError(f"{n} is both given and to be found", None, "drop one of --given and --find for it")
+            raise ArgumentError(f"{n} is both given and to be found", None, spelled("both"))
     return _prepare(model, catalog, tuple(sorted((k, e.id) for k, e in entries.items())), given, frozenset(query.find), tuple(query.extra))
 
 
@@ -216,7 +218,7 @@ def prepare_question(model: Model, catalog, question: str, given: frozenset, gpu
         raise ArgumentError(f"model '{model.name}' has no question '{question}'", None, f"questions: {', '.join(model.questions) or 'none'}")
     q = model.questions[question]
     if q.find in given:
-        raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"drop --given {q.find}=...; the question computes it")
+        raise ArgumentError(f"{q.find} is what question '{question}' finds; it cannot be given", None, f"{spelled('drop_given', name=q.find)}; the question computes it")
     return _prepare_question(model, catalog, question, frozenset(given), gpu, llm)
 
 

@@ -150,7 +150,7 @@ class Comparison:
             return a.reshape(-1)[element] if a.ndim else float(a)
 
         for n in model.variables:
-            self.value(f"{where}: {n}", want.display(n), at(getattr(got, n)))
+            self.value(f"{where}: {n}", want.value(n), at(getattr(got, n)))
         for t, rows in want.tables.items():
             records = getattr(got, t)
             cols = model.tables[t].columns
@@ -221,7 +221,7 @@ def accept(project: Project, chain: Chain, out: Path) -> Accepted | None:
     query = None
     if chain.query is not None:
         find, known = chain.query
-        value = as_float(base.display(known))
+        value = as_float(base.value(known))
         query = (find, known, value)
         options = BuildOptions(out, find=(find,), given={known: repr(value)}, numpy=True)
     try:
@@ -273,7 +273,7 @@ def compare_modules(project: Project, a: Accepted) -> Comparison | None:
             AGREE["questions asked"] += 1
             if not isinstance(answer, ChaincError):
                 AGREE["questions answered"] += 1
-            want = answer if isinstance(answer, ChaincError) else var.to_display(answer.value)
+            want = answer if isinstance(answer, ChaincError) else var.to_display(answer.base)
             got = module(lambda kw=kw, q=q: getattr(mod, q)(**kw), mod)
             if cmp.outcome(f"question {q} at {kw or 'the defaults'} (Python)", want, got):
                 cmp.value(f"question {q} at {kw or 'the defaults'} (Python)", want, got)
@@ -282,7 +282,7 @@ def compare_modules(project: Project, a: Accepted) -> Comparison | None:
                 cmp.value(f"question {q} at {kw or 'the defaults'} (NumPy)", want, np.asarray(got).reshape(-1)[0])
     # NumPy over every point at once: all agree, or the call raises where the solver does somewhere
     if len(expected_points) > 1:
-        defaults = {n: as_float(a.base.display(n)) for n in inputs}
+        defaults = {n: as_float(a.base.value(n)) for n in inputs}
         batch = {n: np.array([float(p.get(n, defaults[n])) for p in points_of(a)]) for n in {n for p in points_of(a) for n in p}}
         got = module(lambda: vec.solve(**batch), vec)
         failures = sum(isinstance(w, ChaincError) for w in expected_points)

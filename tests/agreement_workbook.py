@@ -121,7 +121,7 @@ def compare_live(project: Project, wb, manifest, lives: dict) -> list[str]:
     wrong = []
     for name, (a, point, want) in sorted(lives.items()):
         AGREE["workbook live points"] += 1
-        expect: dict[tuple, object] = {(name, "var", n): want.display(n) for n in a.model.variables}
+        expect: dict[tuple, object] = {(name, "var", n): want.value(n) for n in a.model.variables}
         for t, rows in want.tables.items():
             expect[(name, "rows", t)] = len(rows)
             cols = {c.name: c for c in a.model.tables[t].columns}
@@ -136,7 +136,7 @@ def compare_live(project: Project, wb, manifest, lives: dict) -> list[str]:
         for q, question in a.model.questions.items():
             kw = {n: v for n, v in point.items() if n != question.find}
             answer = solver(lambda model=a.model, q=q, kw=kw: ask(model, q, kw, project=project))
-            expect[(name, "question", q)] = "#N/A" if isinstance(answer, ChaincError) else a.model.variables[question.find].to_display(answer.value)
+            expect[(name, "question", q)] = "#N/A" if isinstance(answer, ChaincError) else a.model.variables[question.find].to_display(answer.base)
         expect = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in expect.items() if k in manifest.cells and manifest.cells[k] not in fixed}
         n, bad = compare(wb, manifest, expect)
         AGREE["workbook cells compared"] += n

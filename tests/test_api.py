@@ -41,7 +41,7 @@ def test_reprs_are_short():
         assert len(text) < 600 and text.count("\n") <= 6, text
     assert "tpot = 15.05 ms/token" in repr(r) and "given batch=128" in repr(r)
     assert "batch = 64" in repr(a) and a.answer() == 64 and isinstance(a.answer(), int)
-    assert f"checks: {len(rep.model.checks)}/{len(rep.model.checks)} ok" in repr(rep)
+    assert f"checks: ok, {len(rep.model.checks)}/{len(rep.model.checks)} checks" in repr(rep)
 
 
 def test_html_is_a_table_of_values_questions_and_checks():
@@ -91,7 +91,7 @@ def test_find_takes_one_name_and_errors_carry_their_hint():
     """find="batch" was split into letters ("no variable 'b'"); str() of an error dropped its hint, which a traceback shows."""
     import chainc
 
-    assert chainc.solve("goodput", find="batch", tpot="10ms").display("batch") == pytest.approx(64.967116355896)
+    assert chainc.solve("goodput", find="batch", tpot="10ms").value("batch") == pytest.approx(64.967116355896)
     with pytest.raises(chainc.errors.ArgumentError) as e:
         chainc.solve("goodput", bach=3)
     assert str(e.value) == "model 'goodput' has no variable 'bach'\nhint: did you mean batch?"

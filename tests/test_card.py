@@ -64,12 +64,12 @@ def agrees(got: float, card: float, decimals: int) -> bool:
 @pytest.mark.parametrize(("model", "given", "name", "card", "decimals"), CARD, ids=[f"{m}-{n}{'-' + str(g) if g else ''}" for m, g, n, *_ in CARD])
 def test_card_number(project, model, given, name, card, decimals):
     s = solve(project.model(model), given, project=project)
-    assert agrees(s.display(name), card, decimals), f"{model}.{name} = {s.display(name)!r}, card says {card}"
+    assert agrees(s.value(name), card, decimals), f"{model}.{name} = {s.value(name)!r}, card says {card}"
 
 
 def test_pool_tokens_about_487600(project):
     # The card says "about 487,600"; 159.8e9 / 327,680 = 487,670.9. Within 0.05%.
-    got = solve(project.model("kv-ceiling"), project=project).display("pool_tokens")
+    got = solve(project.model("kv-ceiling"), project=project).value("pool_tokens")
     assert got == pytest.approx(159.8e9 / 327680, rel=1e-12)
     assert abs(got - 487600) / 487600 < 5e-4
 
@@ -78,25 +78,25 @@ def test_pool_tokens_about_487600(project):
 def test_card_questions(project, model, question, name, card, decimals):
     a = ask(project.model(model), question, project=project)
     var = project.model(model).variables[name]
-    assert float(var.to_display(a.value)) == pytest.approx(card, abs=1e-12)
+    assert float(var.to_display(a.base)) == pytest.approx(card, abs=1e-12)
     assert a.question.find == name
 
 
 def test_goodput_boundary_is_64_97(project):
     a = ask(project.model("goodput"), "max_batch", project=project)
-    assert float(a.boundary) == pytest.approx((10e-3 * 3.35e12 - 2 * 8030261248) / (2048 * 131072), rel=1e-12)
+    assert float(a.base_boundary) == pytest.approx((10e-3 * 3.35e12 - 2 * 8030261248) / (2048 * 131072), rel=1e-12)
 
 
 def test_max_batch_on_h200_uses_its_bandwidth(project):
     a = ask(project.model("goodput"), "max_batch", gpu="h200", project=project)
-    assert a.value == int((10e-3 * 4.8e12 - 2 * 8030261248) / (2048 * 131072))  # 118
+    assert a.base == int((10e-3 * 4.8e12 - 2 * 8030261248) / (2048 * 131072))  # 118
 
 
 def test_p99_ttft_is_computed_from_utilization(project):
     m = project.model("p99-knee")
     for rho in (0.3, 0.5, 0.7, 0.9):
         s = solve(m, {"utilization": rho}, project=project)
-        assert s.display("p99_ttft") == pytest.approx(-__import__("math").log(0.01) * 0.0665 / (1 - rho), rel=1e-12)
+        assert s.value("p99_ttft") == pytest.approx(-__import__("math").log(0.01) * 0.0665 / (1 - rho), rel=1e-12)
 
 
 def test_long_prompt_table_every_chunk(project):
@@ -106,11 +106,11 @@ def test_long_prompt_table_every_chunk(project):
     assert len(rows) == 13
     itl = [float(r["step_time"]) * 1e3 for r in rows]
     assert round(itl[0]) == 301
-    growth = s.display("attention_growth")
+    growth = s.value("attention_growth")
     for k in range(1, 12):
         assert itl[k] - itl[k - 1] == pytest.approx(growth, rel=1e-9)
     assert sum(float(r["prefill"]) for r in rows) == 100000
-    assert s.display("worst_itl") == pytest.approx(max(itl), rel=1e-12)
+    assert s.value("worst_itl") == pytest.approx(max(itl), rel=1e-12)
 
 
 def test_hol_tables_schedule(project):

@@ -146,7 +146,7 @@ def test_entry_points(argv):
 def test_checks_on_other_hardware_are_references_not_failures(capsys, project):
     code, out, _ = run(capsys, "check", "goodput", "--gpu", "h200")
     assert code == 0 and "FAIL" not in out
-    assert "n/a  tpot = 6.925 ms/token (card: 9.9 ms/token on NVIDIA H100 SXM5 80GB with Llama 3.1 8B)" in out
+    assert "n/a  tpot = 6.925 ms/token (expected 9.9 ms/token on NVIDIA H100 SXM5 80GB with Llama 3.1 8B)" in out
     checks = len(project.model("goodput").checks)
     assert f"0 passed, 0 failed, {checks} not applicable" in out
     code, out, _ = run(capsys, "check", "goodput", "--gpu", "h200", "--json")

@@ -45,10 +45,10 @@ def largest_rate(servers, service, target, step=0.01):
 def test_the_worked_example():
     s = chainc.solve(MODEL)
     hand = erlang_c(12, 240, 55)
-    assert s.display("load") == pytest.approx(48, rel=1e-12)
-    assert s.display("p_wait") == pytest.approx(hand["p_wait"], rel=1e-12) == pytest.approx(0.2387, abs=5e-5)
-    assert s.display("mean_wait") == pytest.approx(hand["mean_wait"], rel=1e-12) == pytest.approx(8.18, abs=5e-3)
-    assert s.display("service_level") == pytest.approx(100 * hand["within"](15), rel=1e-12) == pytest.approx(84.6, abs=0.05)
+    assert s.value("load") == pytest.approx(48, rel=1e-12)
+    assert s.value("p_wait") == pytest.approx(hand["p_wait"], rel=1e-12) == pytest.approx(0.2387, abs=5e-5)
+    assert s.value("mean_wait") == pytest.approx(hand["mean_wait"], rel=1e-12) == pytest.approx(8.18, abs=5e-3)
+    assert s.value("service_level") == pytest.approx(100 * hand["within"](15), rel=1e-12) == pytest.approx(84.6, abs=0.05)
 
 
 @pytest.mark.parametrize(("rate", "target"), [(12, 15), (12, 10), (12, 60), (6, 5), (20, 15), (0.5, 1)])
@@ -69,7 +69,7 @@ def test_the_largest_arrival_rate_is_the_hand_bisection(servers, target):
 def test_the_inverse_solves_beside_the_pole():
     """--find arrival_rate for a mean wait: the root lies just below the pole at A = c (occupancy 1)."""
     s = chainc.solve(MODEL, find=["arrival_rate"], mean_wait="15 s")
-    rate = s.display("arrival_rate")
+    rate = s.value("arrival_rate")
     assert erlang_c(rate, 240, 55)["mean_wait"] == pytest.approx(15, rel=1e-9)
     assert rate < 55 * 60 / 240  # a stable queue
 
@@ -79,4 +79,4 @@ def test_servers_for_a_wait_no_whole_number_meets_is_said_with_the_neighbours():
         chainc.solve(MODEL, find=["servers"], mean_wait="12.05 s")  # 54 servers give 12.0523 s, 55 give 8.18 s
     assert "54" in e.value.message + e.value.hint and "55" in e.value.message + e.value.hint
     s = chainc.solve(MODEL, find=["servers"], mean_wait=f"{erlang_c(12, 240, 54)['mean_wait']!r} s")
-    assert s.display("servers") == 54
+    assert s.value("servers") == 54

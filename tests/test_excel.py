@@ -147,7 +147,7 @@ def report_cells(reports, catalog, manifest) -> dict[tuple, object]:
         for n, v in m.variables.items():
             want[(m.name, "var", n)] = disp(v, s.values[n])
         for qn, a in r.answers.items():
-            want[(m.name, "question", qn)] = "#N/A" if isinstance(a, ChaincError) else disp(m.variables[a.question.find], a.value)
+            want[(m.name, "question", qn)] = "#N/A" if isinstance(a, ChaincError) else disp(m.variables[a.question.find], a.base)
         for tname, t in m.tables.items():
             rows = s.tables[tname]
             want[(m.name, "rows", tname)] = len(rows)
@@ -249,10 +249,10 @@ def live_expected(project, manifest) -> dict[tuple, object]:
         s = solve(m, given, gpu=gpu, project=project)
         solved[name] = s
         for n in m.variables:
-            want[(name, "var", n)] = s.display(n)
+            want[(name, "var", n)] = s.value(n)
         for qn, q in m.questions.items():
             a = ask(m, qn, {k: v for k, v in given.items() if k != q.find}, gpu=gpu, project=project)
-            want[(name, "question", qn)] = disp(m.variables[q.find], a.value)
+            want[(name, "question", qn)] = disp(m.variables[q.find], a.base)
         for tname in m.tables:
             want[(name, "rows", tname)] = len(s.tables[tname])
         r = evaluate(m, project.catalog, gpu=gpu, given={k: v for k, v in given.items() if k not in {sw.over for sw in m.sweeps.values()}})
@@ -270,8 +270,8 @@ def test_live_inputs_and_dropdowns(project, books):
     assert not error_cells(live)
     h200 = solve(project.model("goodput"), {"batch": 128}, gpu="h200", project=project)
     sheet, coord = man.cells[("goodput", "var", "tpot")]
-    assert close(live[sheet][coord].value, h200.display("tpot"))
-    assert not close(live[sheet][coord].value, solve(project.model("goodput"), project=project).display("tpot"))
+    assert close(live[sheet][coord].value, h200.value("tpot"))
+    assert not close(live[sheet][coord].value, solve(project.model("goodput"), project=project).value("tpot"))
     sheet, coord = man.cells[("goodput", "question", "max_batch")]
     assert live[sheet][coord].value == 118
     # a typed value is used; the catalog default stays beside it, and comes back when the typed value is cleared
@@ -296,7 +296,7 @@ def test_an_infeasible_question_shows_its_reason(project, books):
     assert wb[sheet][coord].value == e.value.message
     assert "no batch meets tpot <= tpot_target: at batch = 1, tpot = 42.3219 ms/token > tpot_target = 10 ms/token" in wb[sheet][coord].value
     sheet, coord = man.cells[("goodput", "var", "tpot")]  # the rest of the sheet still computes
-    assert close(wb[sheet][coord].value, solve(project.model("goodput"), llm="llama-3.3-70b", project=project).display("tpot"))
+    assert close(wb[sheet][coord].value, solve(project.model("goodput"), llm="llama-3.3-70b", project=project).value("tpot"))
 
 
 def test_a_workbook_built_where_the_question_is_infeasible(project, tmp_path):
@@ -584,7 +584,7 @@ def test_checks_elsewhere_are_references(project, books):
     assert live[sheet][coord].value == "the card's values are for NVIDIA H100 SXM5 80GB with Llama 3.1 8B: on this hardware they are a reference, not a check"
     assert books["stale"][sheet][coord].value.endswith("(the card is for NVIDIA H100 SXM5 80GB with Llama 3.1 8B)")
     sheet, coord = man.cells[("goodput", "check", 1, "tpot")]  # the card's value stays beside the live one
-    assert live[sheet][f"C{coord[1:]}"].value == 9.9 and close(live[sheet][coord].value, solve(project.model("goodput"), {"batch": 128}, gpu="h200", project=project).display("tpot"))
+    assert live[sheet][f"C{coord[1:]}"].value == 9.9 and close(live[sheet][coord].value, solve(project.model("goodput"), {"batch": 128}, gpu="h200", project=project).value("tpot"))
     kv = {k: v for k, v in statuses.items() if k[0] == "kv-ceiling"}  # its own hardware, another input: it holds or fails
     assert set(kv.values()) <= {"OK", "FAIL"} and "FAIL" in kv.values()
 

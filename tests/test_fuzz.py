@@ -347,7 +347,7 @@ def test_template_is_a_good_model(project):
     from chainc.api import run_checks
 
     model = load_model("fuzz.yaml", project, text=render())
-    assert solve(model, project=project).display("b") == 14 / 1000
+    assert solve(model, project=project).value("b") == 14 / 1000
     assert all(o.ok for o in run_checks(model, project)), [o.lines for o in run_checks(model, project)]
 
 

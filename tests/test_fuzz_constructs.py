@@ -178,7 +178,7 @@ def test_the_template_is_a_good_model(fuzz_project):
     path = fuzz_project.root / "models" / "fuzz.yaml"
     model = load_model(path, fuzz_project, text=render())
     got = solve(model, project=fuzz_project)
-    assert [float(got.display(n)) for n in ("s", "p", "o_v", "q")] == pytest.approx([2, 1.1 * 1.2 * 1.3, 6, 7], rel=1e-12)
+    assert [float(got.value(n)) for n in ("s", "p", "o_v", "q")] == pytest.approx([2, 1.1 * 1.2 * 1.3, 6, 7], rel=1e-12)
     assert float(ask(model, "joined", project=fuzz_project).value) == pytest.approx(50 / 7, rel=1e-12)
 
     def holds(n):

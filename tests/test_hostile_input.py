@@ -227,7 +227,7 @@ def test_yaml_11_words_are_names(project, capsys, tmp_path):
     model = load_model(str(path), project)
     assert list(model.variables) == ["on", "yes", "off", "y", "null", "no"]
     s = solve(model, project=project)
-    assert (s.display("no"), s.display("null")) == (7, 3.5)
+    assert (s.value("no"), s.value("null")) == (7, 3.5)
     code, out, err = run(capsys, "check", path)
     assert code == 0 and "1/1 checks" in out, out + err
 
@@ -238,7 +238,7 @@ def test_numbers_are_decimal(project, tmp_path):
     path.write_text("name: decimal\ntitle: Decimal\nvariables:\n  a: {value: 010, digits: 010}\n  c: {value: 1_000}\n  b: {}\nequations:\n  - b = a + c\n")
     model = load_model(str(path), project)
     assert model.variables["a"].digits == 10
-    assert solve(model, project=project).display("b") == 1010
+    assert solve(model, project=project).value("b") == 1010
 
 
 def test_escaped_surrogate_pair_is_one_character(project, tmp_path):
@@ -266,7 +266,7 @@ def test_aggregate_names_do_not_collide(project, tmp_path):
         "name: collide\ntitle: Two sums\nvariables:\n  a: {value: 2}\n  x: {}\ntables:\n  t:\n    rows: 3\n    columns:\n      c_d: {formula: i * a}\n"
         "  t_c:\n    rows: 2\n    columns:\n      d: {formula: i}\nequations:\n  - x = sum(t.c_d) + sum(t_c.d)\n"
     )
-    assert solve(load_model(str(path), project), project=project).display("x") == (2 + 4 + 6) + (1 + 2)
+    assert solve(load_model(str(path), project), project=project).value("x") == (2 + 4 + 6) + (1 + 2)
 
 
 def test_nested_if_over_aggregates(project, tmp_path):
@@ -275,7 +275,7 @@ def test_nested_if_over_aggregates(project, tmp_path):
         "name: nested\ntitle: Nested ifs\nvariables:\n  a: {value: 2}\n  x: {}\ntables:\n  t:\n    rows: 3\n    columns:\n      c: {formula: i * a}\n"
         "equations:\n  - x = if(sum(t.c) > 1, if(max(t.c) > 100, last(t.c), count(t)), 0) * a\n"
     )
-    assert solve(load_model(str(path), project), project=project).display("x") == 3 * 2
+    assert solve(load_model(str(path), project), project=project).value("x") == 3 * 2
 
 
 def test_a_default_beyond_float_range_is_asked_and_refused_by_the_float_backends(tmp_path, capsys):

@@ -31,19 +31,19 @@ def throughput(b, c=2048, bandwidth=B):
 
 def test_forward_through_the_join():
     s = chainc.solve(FLEET)
-    assert s.display("decode_batch") == 64 and s.display("decode_context") == 2048
-    assert s.display("fleet_rate") == pytest.approx(4 * throughput(64), rel=1e-12)
+    assert s.value("decode_batch") == 64 and s.value("decode_context") == 2048
+    assert s.value("fleet_rate") == pytest.approx(4 * throughput(64), rel=1e-12)
     s = chainc.solve(FLEET, decoders=32, context=4096, replicas=3)
-    assert s.display("fleet_rate") == pytest.approx(3 * throughput(32, 4096), rel=1e-12)
+    assert s.value("fleet_rate") == pytest.approx(3 * throughput(32, 4096), rel=1e-12)
 
 
 def test_the_batch_is_solved_backwards_through_the_import():
     s = chainc.solve(FLEET, find=["decoders"], fleet_rate="30000 token/s")
     want = 7500 * W / (B - 7500 * 2048 * S)
-    assert s.display("decoders") == pytest.approx(want, rel=1e-12) == pytest.approx(90.11, abs=0.005)
-    assert s.display("decode_batch") == pytest.approx(want, rel=1e-12)
+    assert s.value("decoders") == pytest.approx(want, rel=1e-12) == pytest.approx(90.11, abs=0.005)
+    assert s.value("decode_batch") == pytest.approx(want, rel=1e-12)
     s = chainc.solve(FLEET, find=["replicas"], fleet_rate="60000 token/s")
-    assert s.display("replicas") == pytest.approx(60000 / throughput(64), rel=1e-12)
+    assert s.value("replicas") == pytest.approx(60000 / throughput(64), rel=1e-12)
 
 
 def test_a_question_over_the_joined_condition_on_other_hardware():

@@ -67,7 +67,7 @@ def test_every_flavour_takes_pythons_remainder(built, point):
     one = mod.solve(kv_heads=kv_heads, tp=tp, memory=memory, block=block)
     arr = vec.solve(kv_heads=np.array([kv_heads] * 2), tp=np.array([tp] * 2), memory=np.array([memory] * 2), block=np.array([block] * 2))
     for name, value in want.items():
-        shown = float(solved.display(name))  # in the variable's own unit
+        shown = float(solved.value(name))  # in the variable's own unit
         assert shown == pytest.approx(value, rel=1e-12, abs=1e-12), (name, point)
         assert getattr(one, name) == pytest.approx(value, rel=1e-12, abs=1e-12), (name, point)
         assert list(getattr(arr, name)) == pytest.approx([value] * 2, rel=1e-12, abs=1e-12), (name, point)

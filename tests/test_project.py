@@ -51,7 +51,7 @@ def user(tmp_path, monkeypatch):
 def test_prefill_flops_are_what_the_check_says(user):
     s = __import__("chainc").solve(Project().model("prefill"))
     assert s.values["flops_per_token"] == 2 * 8030261248  # llm.linear_flops_per_token = 2 x params
-    assert float(s.display("prefill")) == pytest.approx(1000 * 2 * 8.030261248e9 / (989e12 * 0.5) * 1e3, rel=1e-12)
+    assert float(s.value("prefill")) == pytest.approx(1000 * 2 * 8.030261248e9 / (989e12 * 0.5) * 1e3, rel=1e-12)
 
 
 def test_a_folder_with_only_models_is_a_project(user, capsys):

@@ -122,7 +122,7 @@ def test_lambertw_closed_form(tmp_path):
     scalar, vec = (load(path) for path in paths)
     assert "def _lambertw(" in paths[0].read_text() and "def _lambertw_np(" in paths[1].read_text()
     for a in (0.001, 0.5, 2, 3, 10, 1e6):
-        expected = solve(model, {"a": a}, ("b",), project=p).display("b")
+        expected = solve(model, {"a": a}, ("b",), project=p).value("b")
         assert close(scalar.b_from_a(a).b, expected), a
         assert close(vec.b_from_a(a).b, expected), a
     np = pytest.importorskip("numpy")
@@ -130,7 +130,7 @@ def test_lambertw_closed_form(tmp_path):
     got = vec.b_from_a(values).b
     for x, g in zip(values, got, strict=True):
         assert close(g, scalar.b_from_a(float(x)).b)
-    assert close(scalar.solve().b, solve(model, project=p).display("b"))
+    assert close(scalar.solve().b, solve(model, project=p).value("b"))
     assert_ruff_clean(paths)
 
 
@@ -160,9 +160,9 @@ def test_one_column_table(tmp_path):
     for n in (1, 4, 7):
         expected = solve(model, {"n": n}, project=p)
         got = scalar.solve(n=n)
-        assert close(got.total, expected.display("total"))
+        assert close(got.total, expected.value("total"))
         assert [r.cost for r in got.costs] == pytest.approx([float(r["cost"]) for r in expected.tables["costs"]], rel=1e-12)
-        assert close(vec.solve(n=n).total, expected.display("total"))
+        assert close(vec.solve(n=n).total, expected.value("total"))
     np = pytest.importorskip("numpy")
     got = vec.solve(n=np.array([1, 4, 7]))
     assert np.allclose(got.total, [scalar.solve(n=k).total for k in (1, 4, 7)], rtol=1e-12)
@@ -210,7 +210,7 @@ def test_names_that_shadow_builtins_modules_and_helpers(tmp_path, model_name, mo
         mod = load(path)
         got = mod.solve(round_=2)
         for n, field in (("pick", "pick"), ("answer", "answer"), ("float", "float_"), ("math", "math_"), ("solve", "solve"), ("round", "round_")):
-            assert close(getattr(got, field), expected.display(n)), (path.name, n)
+            assert close(getattr(got, field), expected.value(n)), (path.name, n)
         assert close(mod.sorted_(), ask(model, "sorted", project=p).value), path.name
         assert "sorted_" in mod.__all__ and callable(mod.solve)
     assert_ruff_clean(paths)
@@ -301,7 +301,7 @@ equations:
 def test_the_cli_reports_what_cannot_be_printed_and_writes_nothing(tmp_path):
     """A block of two unknowns searched jointly (mpmath in the solver) has no standard-library form."""
     p = project_with(tmp_path, {"joint": JOINT})
-    assert close(solve(p.model("joint"), project=p).display("x"), 0.792059968430677)
+    assert close(solve(p.model("joint"), project=p).value("x"), 0.792059968430677)
     out = tmp_path / "out"
     run = subprocess.run([sys.executable, "-m", "compiler", "--root", str(p.root), "build", "joint", "--format", "py", "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 2, run.stderr
@@ -386,6 +386,6 @@ def test_a_tables_sum_in_numpy_has_no_rounding_error(tmp_path):
     paths = build(p, [model], "py", BuildOptions(tmp_path / "out", find=("a0",), given={"a2": "4.04"}, numpy=True))
     scalar, vec = (load(path) for path in paths)
     np = pytest.importorskip("numpy")
-    assert solve(model, project=p).display("a2") == scalar.solve().a2 == vec.solve().a2 == 4.04
-    assert solve(model, {"a2": 4.04}, ("a0",), project=p).display("a0") == scalar.a0_from_a2(4.04).a0 == 4
+    assert solve(model, project=p).value("a2") == scalar.solve().a2 == vec.solve().a2 == 4.04
+    assert solve(model, {"a2": 4.04}, ("a0",), project=p).value("a0") == scalar.a0_from_a2(4.04).a0 == 4
     assert list(vec.a0_from_a2(np.array([4.04])).a0) == [4]

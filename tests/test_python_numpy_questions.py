@@ -133,7 +133,7 @@ def test_scalar_answers_agree_with_ask(modules, model, question):
         except ChaincError:
             assert error is not None, (arg, v, value)
             continue
-        assert error is None and math.isclose(value, float(a.value / factor), rel_tol=1e-9), (arg, v, value, error)
+        assert error is None and math.isclose(value, float(a.base / factor), rel_tol=1e-9), (arg, v, value, error)
 
 
 def test_numpy_question_functions_hold_no_loop_over_points(modules):
@@ -170,4 +170,4 @@ def test_numpy_question_broadcasts_and_keeps_shape(modules):
     for i, t in enumerate((8.0, 12.0)):
         for j, c in enumerate((1024.0, 4096.0, 32768.0)):
             assert got[i, j] == s.fitting_batch(tpot_target=t, context=c)
-    assert g.max_batch().shape == () and g.max_batch() == s.max_batch()
+    assert type(g.max_batch()) is int and g.max_batch() == s.max_batch()  # one point: a Python int, as the plain flavour

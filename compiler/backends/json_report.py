@@ -64,7 +64,7 @@ def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
     if answer is not None:
         var = m.variables[answer.question.find]
         data["question"] = answer.question.name
-        data["answer"] = {"name": var.name, "value": number(var, answer.value), "unit": var.unit, "boundary": number(var, answer.boundary), "how": answer.rounding.how, **limits(var, answer)}
+        data["answer"] = {"name": var.name, "value": number(var, answer.base), "unit": var.unit, "boundary": number(var, answer.base_boundary), "how": answer.rounding.how, **limits(var, answer)}
     return data
 
 
@@ -74,7 +74,7 @@ def limits(var, answer) -> dict:
         return {}
     return {
         "binding": list(answer.binding),
-        "limits": [{"label": x.label, "condition": x.condition_text, "value": None if x.value is None else number(var, x.value), "kind": x.kind} for x in answer.limits],
+        "limits": [{"label": x.label, "condition": x.condition_text, "value": None if x.base is None else number(var, x.base), "kind": x.kind} for x in answer.limits],
     }
 
 
@@ -88,7 +88,7 @@ def report_json(report: Report) -> dict:
             data["answers"][q] = {"error": a.message}
             continue
         var = m.variables[a.question.find]
-        data["answers"][q] = {"name": var.name, "value": number(var, a.value), "unit": var.unit, **limits(var, a)}
+        data["answers"][q] = {"name": var.name, "value": number(var, a.base), "unit": var.unit, **limits(var, a)}
     data["checks"] = [{"about": o.check.about, "ok": o.ok, "applies": o.applies, "lines": list(o.lines)} for o in report.checks]
     return data
 

@@ -12,7 +12,7 @@ import sys
 from rich.console import Console
 
 from .. import __version__
-from ..errors import ChaincError
+from ..errors import ChaincError, caller
 from ..project import Project, bundled_root, display_path
 from ..textout import plain
 from .output import error_json
@@ -155,9 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        if args.command == "init":
-            return command("init")(args, None, out)
-        return command(args.command)(args, Project(args.root), out)
+        with caller("cli"):  # hints say --find, not find=
+            if args.command == "init":
+                return command("init")(args, None, out)
+            return command(args.command)(args, Project(args.root), out)
     except ChaincError as e:
         if as_json:
             print(json.dumps({"error": error_json(e)}, indent=2))

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from ..errors import ArgumentError, ChaincError
 from ..project import Project, display_path
+from ..results import tally
 from ..textout import plain
 from .args import hardware
 from .output import error_json
@@ -38,18 +39,17 @@ def cmd_check(args, project: Project, out: Console) -> int:
         entry.update(name=model.name, path=model.path)
         bad = [o for o in outcomes if not o.ok]
         refs = [o for o in outcomes if not o.applies]
-        total += len(outcomes) - len(refs)
-        failed += len(bad)
-        skipped += len(refs)
+        t = tally(outcomes)  # the API's Report counts them so too
+        total += t.applicable
+        failed += t.failed
+        skipped += t.not_applicable
         entry["ok"] = not bad
         entry["checks"] = [{"line": o.check.loc.line, "about": o.check.about, "ok": o.ok, "applies": o.applies, "lines": list(o.lines)} for o in outcomes]
         report.append(entry)
         if args.json:
             continue
-        mark = Text("FAIL", style="red") if bad else Text("ok", style="green") if not refs or len(refs) < len(outcomes) else Text("n/a", style="yellow")
-        counts = f"{len(outcomes) - len(refs) - len(bad)}/{len(outcomes) - len(refs)} checks" if len(refs) < len(outcomes) else "no checks for this hardware"
-        note = f"; {len(refs)} written for {refs[0].written_for}: shown as references" if refs else ""
-        out.print(Text.assemble(mark, plain(f"  {model.name}: {counts}{note}")))
+        mark = Text(t.verdict, style={"FAIL": "red", "ok": "green", "n/a": "yellow"}[t.verdict])
+        out.print(Text.assemble(mark, plain(f"  {model.name}: {t.counts}")))
         for o in bad + refs:
             out.print(plain(f"      {o.check.loc}: {o.check.about or 'check'}"))
             for line in o.lines:

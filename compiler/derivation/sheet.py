@@ -101,7 +101,7 @@ class CheckView:
 
     @property
     def applies(self) -> bool:
-        """False on hardware other than the model's own: the expected values are the card's references."""
+        """False on hardware other than the model's own: the expected values are references."""
         return not self.written_for
 
 
@@ -163,8 +163,8 @@ def _question(model: Model, q: Question, a: Answer) -> QuestionView:
         if form is not None and form == a.boundary_solution.formulas.get(q.find):
             form = None  # nothing more to say
     r = a.rounding
-    b = shown_boundary(var, a.boundary, a.value, r.how, r.step, r.stepped_back)
-    v = shown(var, a.value, var.digits)
+    b = shown_boundary(var, a.base_boundary, a.base, r.how, r.step, r.stepped_back)
+    v = shown(var, a.base, var.digits)
     if r.how in ("floor", "ceiling"):
         rounding = Rounding(r.how, shown(var, r.step), b, v, r.stepped_back)
     elif r.how in ("edge", "set"):

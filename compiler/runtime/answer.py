@@ -87,7 +87,7 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     delta = max(abs(b) / 10**6, step / 2 if step else 0)
     below, above = feasible(b - delta), feasible(b + delta)
     if not below and not above:
-        raise NoAnswer("infeasible", at=b - delta if want_max else b + delta, where="neither side")
+        raise NoAnswer("infeasible", at=_inside([b - delta if want_max else b + delta, b + delta if want_max else b - delta], admissible), where="neither side")
     if below and above:
         if edge is None:
             raise NoAnswer("unbounded", where="values on both sides of", boundary=b)
@@ -113,8 +113,15 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
         if not ((not strict) if on_b else feasible(value)):  # a strict condition fails on the step: one back
             value, on_b, stepped_back = (n - 1 if want_max else n + 1) * step, False, True
     if not admissible(value) or not ((not strict) if on_b else feasible(value)):
-        raise NoAnswer("infeasible", at=lo if lo is not None and want_max else value)
+        past = [value + k * step for k in (1, 2)] if step else []  # toward the side where the condition fails
+        raise NoAnswer("infeasible", at=_inside([lo if want_max else hi, value, *(past if want_max else [value - (x - value) for x in past]), b], admissible))
     return value, how, stepped_back
+
+
+def _inside(candidates, admissible):
+    """The point a no-answer message shows: the first candidate the domain admits (a boundary just above 0
+    floors to 0, and half a step below it is negative: outside a positive domain), else the first."""
+    return next((x for x in candidates if x is not None and admissible(x)), candidates[0])
 
 
 def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values=None) -> tuple:
@@ -184,15 +191,16 @@ def _holds(feasible, x) -> bool:
     return bool(feasible(x))
 
 
-def no_answer(e: NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:
+def no_answer(e: NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, boundary: str) -> ChainError:
     """The error for a question without an answer, from its pieces as text: one wording everywhere.
 
-    at: 'batch = 1'; sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
-    'tpot_target = 10 ms/token'); span: 'searched batch from 1 to 1e+19' or ''; boundary: the NoAnswer's boundary as text.
+    domain: what was searched in words ('every positive whole number', values.domain_words); at: 'batch = 1';
+    sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
+    'tpot_target = 10 ms/token'); boundary: the NoAnswer's boundary as text.
     """
     if e.kind == "infeasible":
         left, negated, right = sides
-        hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
+        hint = f"no {find} meets the condition{on} (searched {domain}); change another input or the target"
         return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")

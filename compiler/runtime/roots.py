@@ -6,7 +6,7 @@ numeric step, so it uses nothing but `math` and stays ruff-clean as written.
 
 import math
 
-from .values import ChainError, shown
+from .values import ChainError, domain_words, shown
 
 
 class NoRoot(ValueError):
@@ -274,8 +274,8 @@ def root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, whe
         roots = sorted([*roots, first])
     if not roots:
         if not jumps:
-            span = f"{shown(low / scale)} to {shown(high / scale)} {unit}".rstrip() if low is not None else "its domain"
-            raise ChainError(f"no value of {name} solves {where}", f"searched {name} from {span} and the two sides never crossed")
+            span = _searched(kind, False, lo, hi, scale, unit)
+            raise ChainError(f"no value of {name} solves {where}", f"searched {span} of {name} and the two sides never crossed")
         at = ", ".join(f"{name} = {shown(j / scale)} {unit}".rstrip() for j in jumps[:3])
         hint = f"the two sides jump past each other at {at} (a step of ceil, floor or a condition, or a pole); ask a question with such_that: instead"
         raise ChainError(f"no value of {name} makes {where.replace(': ', ' hold exactly: ', 1)}", hint)
@@ -334,8 +334,7 @@ def integer_root(f, start, scale: float, kind: str, lo, hi, name: str, unit: str
                 f"no whole {name} solves {where}",
                 f"the two sides cross between {name} = {at} {unit}".rstrip() + f"; ask a question with such_that: for the smallest or largest {name} that meets a bound",
             )
-        span = f"{shown(vals[0][0] / scale)} to {shown(vals[-1][0] / scale)} {unit}".rstrip() if vals else "its domain"
-        raise ChainError(f"no whole {name} solves {where}", f"searched the whole numbers {name} from {span} and the two sides never crossed")
+        raise ChainError(f"no whole {name} solves {where}", f"searched {_searched(kind, True, lo, hi, scale, unit)} of {name} and the two sides never crossed")
     ordered = sorted(roots)
     chosen = min(ordered, key=lambda r: abs(r - start) if start is not None else abs(r))
     notes = []
@@ -344,3 +343,8 @@ def integer_root(f, start, scale: float, kind: str, lo, hi, name: str, unit: str
         nearest = "its default" if start is not None else "zero"
         notes.append(f"{name} is not unique: {len(ordered)} whole values solve {where} ({listed} {unit}".rstrip() + f"); this is the one nearest {nearest}")
     return chosen, notes
+
+
+def _searched(kind: str, integer: bool, lo, hi, scale, unit: str) -> str:
+    """The domain a root search covered, in words (values.domain_words), never the grid's internal ends."""
+    return domain_words(kind, integer, None if lo is None else lo / scale, None if hi is None else hi / scale, unit)

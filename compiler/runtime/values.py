@@ -32,6 +32,34 @@ def shown(x) -> str:
         return f"{'-' if x < 0 else ''}{str(lead)[0]}.{str(lead)[1:6]}e+{e}"
 
 
+def answer_number(x, whole: bool):
+    """A question's answer as a generated function returns it, in its display unit: an int where its variable
+    takes whole numbers on a whole step (118), else a float (12.37); both flavours return it so."""
+    return round(x) if whole else float(x)
+
+
+def domain_words(kind: str, integer: bool, lo=None, hi=None, unit: str = "") -> str:
+    """A domain as a person says what was searched: 'every positive whole number', 'every value from 1 to 64 ms'.
+
+    lo, hi: the declared bounds in the display unit (None: open); a bound the sign implies (a positive
+    whole number is at least 1) is not repeated.
+    """
+    noun = "whole number" if integer else "value"
+    sign = {"positive": "positive ", "nonnegative": "non-negative "}.get(kind, "")
+    if lo is not None and integer and ((kind == "positive" and 0 < lo <= 1) or (kind == "nonnegative" and -1 < lo <= 0)):
+        lo = None  # the sign says it
+    if lo is not None and (lo > 0 or (lo >= 0 and kind != "positive")):
+        sign = ""  # the bound says more than the sign
+    unit = f" {unit}" if unit else ""
+    if lo is not None and hi is not None:
+        return f"every {sign}{noun} from {shown(lo)} to {shown(hi)}{unit}"
+    if lo is not None:
+        return f"every {sign}{noun} from {shown(lo)}{unit} up"
+    if hi is not None:
+        return f"every {sign}{noun} up to {shown(hi)}{unit}"
+    return f"every {sign}{noun}"
+
+
 def real(x, what: str):
     """x as a finite real number, or an error that says what it is instead."""
     if isinstance(x, complex):

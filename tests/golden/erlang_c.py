@@ -70,19 +70,19 @@ def solve(*, arrival_rate: float = 12, service_time: float = 240, servers: float
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
     _begin()
-    arrival_rate = _number(arrival_rate, "arrival_rate") / 60
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/min") / 60
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate * 60, "given", "arrival_rate", "request/min", False, "positive", ("positive", None, None))
-    service_time = _number(service_time, "service_time")
+    service_time = _number(service_time, "service_time", "s")
     if not service_time > 0:
         _require(service_time, service_time, "given", "service_time", "s", False, "positive", ("positive", None, None))
     servers = _number(servers, "servers")
     if not (servers % 1 == 0 and servers >= 1):
         _require(servers, servers, "given", "servers", "", True, "positive integer, at least 1", ("positive", 1, None))
-    wait_target = _number(wait_target, "wait_target")
+    wait_target = _number(wait_target, "wait_target", "s")
     if not wait_target > 0:
         _require(wait_target, wait_target, "given", "wait_target", "s", False, "positive", ("positive", None, None))
-    answer_time = _number(answer_time, "answer_time")
+    answer_time = _number(answer_time, "answer_time", "s")
     if not answer_time > 0:
         _require(answer_time, answer_time, "given", "answer_time", "s", False, "positive", ("positive", None, None))
     load, occupancy, erlang_sum, queue_term, p_wait, mean_wait, service_level = _solve_erlang_c(answer_time, arrival_rate, servers, service_time)
@@ -123,20 +123,20 @@ def fewest_servers(*, arrival_rate: float = 12, service_time: float = 240, wait_
         or there is no smallest one.
     """
     _begin()
-    arrival_rate = _number(arrival_rate, "arrival_rate") / 60
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/min") / 60
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate * 60, "given", "arrival_rate", "request/min", False, "positive", ("positive", None, None))
-    service_time = _number(service_time, "service_time")
+    service_time = _number(service_time, "service_time", "s")
     if not service_time > 0:
         _require(service_time, service_time, "given", "service_time", "s", False, "positive", ("positive", None, None))
-    wait_target = _number(wait_target, "wait_target")
+    wait_target = _number(wait_target, "wait_target", "s")
     if not wait_target > 0:
         _require(wait_target, wait_target, "given", "wait_target", "s", False, "positive", ("positive", None, None))
-    answer_time = _number(answer_time, "answer_time")
+    answer_time = _number(answer_time, "answer_time", "s")
     if not answer_time > 0:
         _require(answer_time, answer_time, "given", "answer_time", "s", False, "positive", ("positive", None, None))
     value = _ask_fewest_servers(answer_time, arrival_rate, service_time, wait_target, ())
-    return round(value)
+    return _answer_number(value, True)
 
 
 def max_arrival_rate(*, service_time: float = 240, servers: float = 55, wait_target: float = 15, answer_time: float = 15) -> float:
@@ -160,20 +160,20 @@ def max_arrival_rate(*, service_time: float = 240, servers: float = 55, wait_tar
         or there is no largest one.
     """
     _begin()
-    service_time = _number(service_time, "service_time")
+    service_time = _number(service_time, "service_time", "s")
     if not service_time > 0:
         _require(service_time, service_time, "given", "service_time", "s", False, "positive", ("positive", None, None))
     servers = _number(servers, "servers")
     if not (servers % 1 == 0 and servers >= 1):
         _require(servers, servers, "given", "servers", "", True, "positive integer, at least 1", ("positive", 1, None))
-    wait_target = _number(wait_target, "wait_target")
+    wait_target = _number(wait_target, "wait_target", "s")
     if not wait_target > 0:
         _require(wait_target, wait_target, "given", "wait_target", "s", False, "positive", ("positive", None, None))
-    answer_time = _number(answer_time, "answer_time")
+    answer_time = _number(answer_time, "answer_time", "s")
     if not answer_time > 0:
         _require(answer_time, answer_time, "given", "answer_time", "s", False, "positive", ("positive", None, None))
     value = _ask_max_arrival_rate(answer_time, servers, service_time, wait_target, ())
-    return value * 60
+    return _answer_number(value * 60, False)
 
 
 def _ask_fewest_servers(answer_time, arrival_rate, service_time, wait_target, titles):
@@ -202,7 +202,7 @@ def _ask_fewest_servers(answer_time, arrival_rate, service_time, wait_target, ti
         raise _question_error(
             e,
             _sides,
-            ("fewest_servers", "servers", "", 1, "mean_wait <= wait_target", ">", (("mean_wait", "s", 1), ("wait_target", "s", 1)), "positive integer, at least 1", "min"),
+            ("fewest_servers", "servers", "", 1, "mean_wait <= wait_target", ">", (("mean_wait", "s", 1), ("wait_target", "s", 1)), "every positive whole number", "min"),
             titles,
         ) from None
 
@@ -233,7 +233,7 @@ def _ask_max_arrival_rate(answer_time, servers, service_time, wait_target, title
         raise _question_error(
             e,
             _sides,
-            ("max_arrival_rate", "arrival_rate", "request/min", 0.016666666666666666, "mean_wait <= wait_target", ">", (("mean_wait", "s", 1), ("wait_target", "s", 1)), "positive", "max"),
+            ("max_arrival_rate", "arrival_rate", "request/min", 0.016666666666666666, "mean_wait <= wait_target", ">", (("mean_wait", "s", 1), ("wait_target", "s", 1)), "every positive value", "max"),
             titles,
         ) from None
 
@@ -440,6 +440,34 @@ def _shown(x) -> str:
         e = int(math.log10(n))
         lead = n // 10 ** max(e - 5, 0)
         return f"{'-' if x < 0 else ''}{str(lead)[0]}.{str(lead)[1:6]}e+{e}"
+
+
+def _answer_number(x, whole: bool):
+    """A question's answer as a generated function returns it, in its display unit: an int where its variable
+    takes whole numbers on a whole step (118), else a float (12.37); both flavours return it so."""
+    return round(x) if whole else float(x)
+
+
+def _domain_words(kind: str, integer: bool, lo=None, hi=None, unit: str = "") -> str:
+    """A domain as a person says what was searched: 'every positive whole number', 'every value from 1 to 64 ms'.
+
+    lo, hi: the declared bounds in the display unit (None: open); a bound the sign implies (a positive
+    whole number is at least 1) is not repeated.
+    """
+    noun = "whole number" if integer else "value"
+    sign = {"positive": "positive ", "nonnegative": "non-negative "}.get(kind, "")
+    if lo is not None and integer and ((kind == "positive" and 0 < lo <= 1) or (kind == "nonnegative" and -1 < lo <= 0)):
+        lo = None  # the sign says it
+    if lo is not None and (lo > 0 or (lo >= 0 and kind != "positive")):
+        sign = ""  # the bound says more than the sign
+    unit = f" {unit}" if unit else ""
+    if lo is not None and hi is not None:
+        return f"every {sign}{noun} from {_shown(lo)} to {_shown(hi)}{unit}"
+    if lo is not None:
+        return f"every {sign}{noun} from {_shown(lo)}{unit} up"
+    if hi is not None:
+        return f"every {sign}{noun} up to {_shown(hi)}{unit}"
+    return f"every {sign}{noun}"
 
 
 def _real(x, what: str):
@@ -789,8 +817,8 @@ def _root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, wh
         roots = sorted([*roots, first])
     if not roots:
         if not jumps:
-            span = f"{_shown(low / scale)} to {_shown(high / scale)} {unit}".rstrip() if low is not None else "its domain"
-            raise ChainError(f"no value of {name} solves {where}", f"searched {name} from {span} and the two sides never crossed")
+            span = _searched(kind, False, lo, hi, scale, unit)
+            raise ChainError(f"no value of {name} solves {where}", f"searched {span} of {name} and the two sides never crossed")
         at = ", ".join(f"{name} = {_shown(j / scale)} {unit}".rstrip() for j in jumps[:3])
         hint = f"the two sides jump past each other at {at} (a step of ceil, floor or a condition, or a pole); ask a question with such_that: instead"
         raise ChainError(f"no value of {name} makes {where.replace(': ', ' hold exactly: ', 1)}", hint)
@@ -849,8 +877,7 @@ def _integer_root(f, start, scale: float, kind: str, lo, hi, name: str, unit: st
                 f"no whole {name} solves {where}",
                 f"the two sides cross between {name} = {at} {unit}".rstrip() + f"; ask a question with such_that: for the smallest or largest {name} that meets a bound",
             )
-        span = f"{_shown(vals[0][0] / scale)} to {_shown(vals[-1][0] / scale)} {unit}".rstrip() if vals else "its domain"
-        raise ChainError(f"no whole {name} solves {where}", f"searched the whole numbers {name} from {span} and the two sides never crossed")
+        raise ChainError(f"no whole {name} solves {where}", f"searched {_searched(kind, True, lo, hi, scale, unit)} of {name} and the two sides never crossed")
     ordered = sorted(roots)
     chosen = min(ordered, key=lambda r: abs(r - start) if start is not None else abs(r))
     notes = []
@@ -859,6 +886,11 @@ def _integer_root(f, start, scale: float, kind: str, lo, hi, name: str, unit: st
         nearest = "its default" if start is not None else "zero"
         notes.append(f"{name} is not unique: {len(ordered)} whole values solve {where} ({listed} {unit}".rstrip() + f"); this is the one nearest {nearest}")
     return chosen, notes
+
+
+def _searched(kind: str, integer: bool, lo, hi, scale, unit: str) -> str:
+    """The domain a root search covered, in words (values.domain_words), never the grid's internal ends."""
+    return _domain_words(kind, integer, None if lo is None else lo / scale, None if hi is None else hi / scale, unit)
 
 
 class _NoAnswer(ValueError):
@@ -899,7 +931,7 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     delta = max(abs(b) / 10**6, step / 2 if step else 0)
     below, above = feasible(b - delta), feasible(b + delta)
     if not below and not above:
-        raise _NoAnswer("infeasible", at=b - delta if want_max else b + delta, where="neither side")
+        raise _NoAnswer("infeasible", at=_inside([b - delta if want_max else b + delta, b + delta if want_max else b - delta], admissible), where="neither side")
     if below and above:
         if edge is None:
             raise _NoAnswer("unbounded", where="values on both sides of", boundary=b)
@@ -925,8 +957,15 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
         if not ((not strict) if on_b else feasible(value)):  # a strict condition fails on the step: one back
             value, on_b, stepped_back = (n - 1 if want_max else n + 1) * step, False, True
     if not admissible(value) or not ((not strict) if on_b else feasible(value)):
-        raise _NoAnswer("infeasible", at=lo if lo is not None and want_max else value)
+        past = [value + k * step for k in (1, 2)] if step else []  # toward the side where the condition fails
+        raise _NoAnswer("infeasible", at=_inside([lo if want_max else hi, value, *(past if want_max else [value - (x - value) for x in past]), b], admissible))
     return value, how, stepped_back
+
+
+def _inside(candidates, admissible):
+    """The point a no-answer message shows: the first candidate the domain admits (a boundary just above 0
+    floors to 0, and half a step below it is negative: outside a positive domain), else the first."""
+    return next((x for x in candidates if x is not None and admissible(x)), candidates[0])
 
 
 def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values=None) -> tuple:
@@ -996,15 +1035,16 @@ def _holds(feasible, x) -> bool:
     return bool(feasible(x))
 
 
-def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:
+def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, boundary: str) -> ChainError:
     """The error for a question without an answer, from its pieces as text: one wording everywhere.
 
-    at: 'batch = 1'; sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
-    'tpot_target = 10 ms/token'); span: 'searched batch from 1 to 1e+19' or ''; boundary: the NoAnswer's boundary as text.
+    domain: what was searched in words ('every positive whole number', values.domain_words); at: 'batch = 1';
+    sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
+    'tpot_target = 10 ms/token'); boundary: the NoAnswer's boundary as text.
     """
     if e.kind == "infeasible":
         left, negated, right = sides
-        hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
+        hint = f"no {find} meets the condition{on} (searched {domain}); change another input or the target"
         return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
@@ -1023,12 +1063,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
@@ -1080,17 +1129,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
-    span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
     if e.kind == "infeasible" and sides is not None:
         try:
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
-            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", (f"{span}; " if span else "") + err.hint)
+            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     on = f" on {' with '.join(titles)}" if titles else ""
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
-    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
 
 
 def _whole(x) -> int:

@@ -172,28 +172,28 @@ def solve(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token", "B/token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
-    context = _number(context, "context")
+    context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
     batch = _number(batch, "batch")
     if not (batch % 1 == 0 and batch >= 1):
         _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
@@ -260,29 +260,29 @@ def max_batch(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token", "B/token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
-    context = _number(context, "context")
+    context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
-    return round(value)
+    return _answer_number(value, True)
 
 
 def fitting_batch_latency(
@@ -333,29 +333,29 @@ def fitting_batch_latency(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token", "B/token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
-    context = _number(context, "context")
+    context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
-    return round(value)
+    return _answer_number(value, True)
 
 
 def fitting_batch_memory(
@@ -406,29 +406,29 @@ def fitting_batch_memory(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token", "B/token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
-    context = _number(context, "context")
+    context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
-    return round(value)
+    return _answer_number(value, True)
 
 
 def fitting_batch(
@@ -479,29 +479,29 @@ def fitting_batch(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("kv_bytes_per_token", "weight_bytes")) from None
     _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes") * 8000000000
+    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
     if not weight_bytes > 0:
         _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token", "B/token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if bandwidth is None else "given"
-    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth") * 8000000000000
+    bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if memory is None else "given"
-    memory = gpu_memory if memory is None else _number(memory, "memory") * 8000000000
+    memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
         _require(memory, memory / 8000000000, _what, "memory", "GB", False, "positive", ("positive", None, None))
-    context = _number(context, "context")
+    context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
-    return round(value)
+    return _answer_number(value, True)
 
 
 def _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, titles):
@@ -530,7 +530,7 @@ def _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_b
         raise _question_error(
             e,
             _sides,
-            ("max_batch", "batch", "", 1, "tpot <= tpot_target", ">", (("tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "positive integer, at least 1", "max"),
+            ("max_batch", "batch", "", 1, "tpot <= tpot_target", ">", (("tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "every positive whole number", "max"),
             titles,
         ) from None
 
@@ -561,7 +561,7 @@ def _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_targ
         raise _question_error(
             e,
             _sides,
-            ("fitting_batch_latency", "batch", "", 1, "tpot <= tpot_target", ">", (("tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "positive integer, at least 1", "max"),
+            ("fitting_batch_latency", "batch", "", 1, "tpot <= tpot_target", ">", (("tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "every positive whole number", "max"),
             titles,
         ) from None
 
@@ -592,7 +592,7 @@ def _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tp
         raise _question_error(
             e,
             _sides,
-            ("fitting_batch_memory", "batch", "", 1, "step_bytes <= memory", ">", (("step_bytes", "GB", 8000000000), ("memory", "GB", 8000000000)), "positive integer, at least 1", "max"),
+            ("fitting_batch_memory", "batch", "", 1, "step_bytes <= memory", ">", (("step_bytes", "GB", 8000000000), ("memory", "GB", 8000000000)), "every positive whole number", "max"),
             titles,
         ) from None
 
@@ -625,7 +625,7 @@ def _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_targ
     except _NoAnswer as e:
         if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages
             raise _nowhere("fitting_batch", [err for label, _, err in limits if label in e.at]) from None
-        raise _question_error(e, None, ("fitting_batch", "batch", "", 1, "tpot <= tpot_target and step_bytes <= memory", "", (None, None), "positive integer, at least 1", "max"), titles) from None
+        raise _question_error(e, None, ("fitting_batch", "batch", "", 1, "tpot <= tpot_target and step_bytes <= memory", "", (None, None), "every positive whole number", "max"), titles) from None
 
 
 def _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes):
@@ -761,6 +761,12 @@ def _shown(x) -> str:
         e = int(math.log10(n))
         lead = n // 10 ** max(e - 5, 0)
         return f"{'-' if x < 0 else ''}{str(lead)[0]}.{str(lead)[1:6]}e+{e}"
+
+
+def _answer_number(x, whole: bool):
+    """A question's answer as a generated function returns it, in its display unit: an int where its variable
+    takes whole numbers on a whole step (118), else a float (12.37); both flavours return it so."""
+    return round(x) if whole else float(x)
 
 
 def _real(x, what: str):
@@ -926,7 +932,7 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     delta = max(abs(b) / 10**6, step / 2 if step else 0)
     below, above = feasible(b - delta), feasible(b + delta)
     if not below and not above:
-        raise _NoAnswer("infeasible", at=b - delta if want_max else b + delta, where="neither side")
+        raise _NoAnswer("infeasible", at=_inside([b - delta if want_max else b + delta, b + delta if want_max else b - delta], admissible), where="neither side")
     if below and above:
         if edge is None:
             raise _NoAnswer("unbounded", where="values on both sides of", boundary=b)
@@ -952,8 +958,15 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
         if not ((not strict) if on_b else feasible(value)):  # a strict condition fails on the step: one back
             value, on_b, stepped_back = (n - 1 if want_max else n + 1) * step, False, True
     if not admissible(value) or not ((not strict) if on_b else feasible(value)):
-        raise _NoAnswer("infeasible", at=lo if lo is not None and want_max else value)
+        past = [value + k * step for k in (1, 2)] if step else []  # toward the side where the condition fails
+        raise _NoAnswer("infeasible", at=_inside([lo if want_max else hi, value, *(past if want_max else [value - (x - value) for x in past]), b], admissible))
     return value, how, stepped_back
+
+
+def _inside(candidates, admissible):
+    """The point a no-answer message shows: the first candidate the domain admits (a boundary just above 0
+    floors to 0, and half a step below it is negative: outside a positive domain), else the first."""
+    return next((x for x in candidates if x is not None and admissible(x)), candidates[0])
 
 
 def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values=None) -> tuple:
@@ -1023,15 +1036,16 @@ def _holds(feasible, x) -> bool:
     return bool(feasible(x))
 
 
-def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:
+def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, boundary: str) -> ChainError:
     """The error for a question without an answer, from its pieces as text: one wording everywhere.
 
-    at: 'batch = 1'; sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
-    'tpot_target = 10 ms/token'); span: 'searched batch from 1 to 1e+19' or ''; boundary: the NoAnswer's boundary as text.
+    domain: what was searched in words ('every positive whole number', values.domain_words); at: 'batch = 1';
+    sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
+    'tpot_target = 10 ms/token'); boundary: the NoAnswer's boundary as text.
     """
     if e.kind == "infeasible":
         left, negated, right = sides
-        hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
+        hint = f"no {find} meets the condition{on} (searched {domain}); change another input or the target"
         return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
@@ -1056,12 +1070,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
@@ -1113,17 +1136,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
-    span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
     if e.kind == "infeasible" and sides is not None:
         try:
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
-            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", (f"{span}; " if span else "") + err.hint)
+            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     on = f" on {' with '.join(titles)}" if titles else ""
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
-    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
 
 
 class _Budget:

@@ -103,21 +103,21 @@ def solve(*, llm: str = LLM, in_system: float | None = None, latency: float | No
     littles_in_system = littles_values[5]
     littles_latency = littles_values[4]
     _what = "default" if in_system is None else "given"
-    in_system = littles_in_system if in_system is None else _number(in_system, "in_system")
+    in_system = littles_in_system if in_system is None else _number(in_system, "in_system", "request")
     if not in_system > 0:
         _require(in_system, in_system, _what, "in_system", "request", False, "positive", ("positive", None, None))
     _what = "default" if latency is None else "given"
-    latency = littles_latency if latency is None else _number(latency, "latency")
+    latency = littles_latency if latency is None else _number(latency, "latency", "s")
     if not latency > 0:
         _require(latency, latency, _what, "latency", "s", False, "positive", ("positive", None, None))
-    tokens_per_request = _number(tokens_per_request, "tokens_per_request")
+    tokens_per_request = _number(tokens_per_request, "tokens_per_request", "token/request")
     if not tokens_per_request > 0:
         _require(tokens_per_request, tokens_per_request, "given", "tokens_per_request", "token/request", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token", "B/token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
-    pool = _number(pool, "pool") * 8000000000
+    pool = _number(pool, "pool", "GB") * 8000000000
     if not pool > 0:
         _require(pool, pool / 8000000000, "given", "pool", "GB", False, "positive", ("positive", None, None))
     pool_tokens, kv_in_flight, max_arrival_rate = _solve_kv_ceiling(in_system, kv_bytes_per_token, latency, pool, tokens_per_request)
@@ -271,12 +271,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

@@ -59,16 +59,16 @@ def solve(*, arrival_rate: float = 10, ttft: float = 0.5, output_tokens: float =
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
     _begin()
-    arrival_rate = _number(arrival_rate, "arrival_rate")
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/s")
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate, "given", "arrival_rate", "request/s", False, "positive", ("positive", None, None))
-    ttft = _number(ttft, "ttft")
+    ttft = _number(ttft, "ttft", "s")
     if not ttft > 0:
         _require(ttft, ttft, "given", "ttft", "s", False, "positive", ("positive", None, None))
-    output_tokens = _number(output_tokens, "output_tokens")
+    output_tokens = _number(output_tokens, "output_tokens", "token")
     if not output_tokens > 0:
         _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
-    tpot = _number(tpot, "tpot") / 1000
+    tpot = _number(tpot, "tpot", "ms/token") / 1000
     if not tpot > 0:
         _require(tpot, tpot * 1000, "given", "tpot", "ms/token", False, "positive", ("positive", None, None))
     latency, in_system, decoding, token_rate = _solve_littles_law(arrival_rate, output_tokens, tpot, ttft)
@@ -168,12 +168,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

@@ -203,31 +203,31 @@ def solve(
     decode_values = _defaults_goodput(gpu, llm)
     decode_tpot_ = decode_values[8]
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    budget = _number(budget, "budget")
+    budget = _number(budget, "budget", "token")
     if not budget > 0:
         _require(budget, budget, "given", "budget", "token", False, "positive", ("positive", None, None))
     decoders = _number(decoders, "decoders")
     if not (decoders % 1 == 0 and decoders > 0):
         _require(decoders, decoders, "given", "decoders", "", True, "positive integer", ("positive", None, None))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
     _what = "default" if decode_tpot is None else "given"
-    decode_tpot = decode_tpot_ if decode_tpot is None else _number(decode_tpot, "decode_tpot") / 1000
+    decode_tpot = decode_tpot_ if decode_tpot is None else _number(decode_tpot, "decode_tpot", "ms/token") / 1000
     if not decode_tpot > 0:
         _require(decode_tpot, decode_tpot * 1000, _what, "decode_tpot", "ms/token", False, "positive", ("positive", None, None))
     achieved_flops, chunk, chunks, first_linear, first_attention, first_step, attention_growth, prefill_time, worst_itl, rows_steps = _solve_long_prompt(
@@ -506,12 +506,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

@@ -59,10 +59,10 @@ def solve(*, service_time: float = 66.5, p99_target: float = 1, percentile: floa
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
     _begin()
-    service_time = _number(service_time, "service_time") / 1000
+    service_time = _number(service_time, "service_time", "ms") / 1000
     if not service_time > 0:
         _require(service_time, service_time * 1000, "given", "service_time", "ms", False, "positive", ("positive", None, None))
-    p99_target = _number(p99_target, "p99_target")
+    p99_target = _number(p99_target, "p99_target", "s")
     if not p99_target > 0:
         _require(p99_target, p99_target, "given", "p99_target", "s", False, "positive", ("positive", None, None))
     percentile = _number(percentile, "percentile")
@@ -95,17 +95,17 @@ def max_utilization(*, service_time: float = 66.5, p99_target: float = 1, percen
         or there is no largest one.
     """
     _begin()
-    service_time = _number(service_time, "service_time") / 1000
+    service_time = _number(service_time, "service_time", "ms") / 1000
     if not service_time > 0:
         _require(service_time, service_time * 1000, "given", "service_time", "ms", False, "positive", ("positive", None, None))
-    p99_target = _number(p99_target, "p99_target")
+    p99_target = _number(p99_target, "p99_target", "s")
     if not p99_target > 0:
         _require(p99_target, p99_target, "given", "p99_target", "s", False, "positive", ("positive", None, None))
     percentile = _number(percentile, "percentile")
     if not (percentile > 0 and percentile <= 0.999999):
         _require(percentile, percentile, "given", "percentile", "", False, "positive, at most 0.999999", ("positive", None, 0.999999))
     value = _ask_max_utilization(p99_target, percentile, service_time, ())
-    return float(value)
+    return _answer_number(value, False)
 
 
 def _ask_max_utilization(p99_target, percentile, service_time, titles):
@@ -134,7 +134,7 @@ def _ask_max_utilization(p99_target, percentile, service_time, titles):
         raise _question_error(
             e,
             _sides,
-            ("max_utilization", "utilization", "", 1, "p99_ttft <= p99_target", ">", (("p99_ttft", "s", 1), ("p99_target", "s", 1)), "positive, at most 0.999999", "max"),
+            ("max_utilization", "utilization", "", 1, "p99_ttft <= p99_target", ">", (("p99_ttft", "s", 1), ("p99_target", "s", 1)), "every positive value up to 0.999999", "max"),
             titles,
         ) from None
 
@@ -209,6 +209,12 @@ def _shown(x) -> str:
         e = int(math.log10(n))
         lead = n // 10 ** max(e - 5, 0)
         return f"{'-' if x < 0 else ''}{str(lead)[0]}.{str(lead)[1:6]}e+{e}"
+
+
+def _answer_number(x, whole: bool):
+    """A question's answer as a generated function returns it, in its display unit: an int where its variable
+    takes whole numbers on a whole step (118), else a float (12.37); both flavours return it so."""
+    return round(x) if whole else float(x)
 
 
 def _real(x, what: str):
@@ -351,7 +357,7 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     delta = max(abs(b) / 10**6, step / 2 if step else 0)
     below, above = feasible(b - delta), feasible(b + delta)
     if not below and not above:
-        raise _NoAnswer("infeasible", at=b - delta if want_max else b + delta, where="neither side")
+        raise _NoAnswer("infeasible", at=_inside([b - delta if want_max else b + delta, b + delta if want_max else b - delta], admissible), where="neither side")
     if below and above:
         if edge is None:
             raise _NoAnswer("unbounded", where="values on both sides of", boundary=b)
@@ -377,8 +383,15 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
         if not ((not strict) if on_b else feasible(value)):  # a strict condition fails on the step: one back
             value, on_b, stepped_back = (n - 1 if want_max else n + 1) * step, False, True
     if not admissible(value) or not ((not strict) if on_b else feasible(value)):
-        raise _NoAnswer("infeasible", at=lo if lo is not None and want_max else value)
+        past = [value + k * step for k in (1, 2)] if step else []  # toward the side where the condition fails
+        raise _NoAnswer("infeasible", at=_inside([lo if want_max else hi, value, *(past if want_max else [value - (x - value) for x in past]), b], admissible))
     return value, how, stepped_back
+
+
+def _inside(candidates, admissible):
+    """The point a no-answer message shows: the first candidate the domain admits (a boundary just above 0
+    floors to 0, and half a step below it is negative: outside a positive domain), else the first."""
+    return next((x for x in candidates if x is not None and admissible(x)), candidates[0])
 
 
 def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values=None) -> tuple:
@@ -448,15 +461,16 @@ def _holds(feasible, x) -> bool:
     return bool(feasible(x))
 
 
-def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:
+def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, boundary: str) -> ChainError:
     """The error for a question without an answer, from its pieces as text: one wording everywhere.
 
-    at: 'batch = 1'; sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
-    'tpot_target = 10 ms/token'); span: 'searched batch from 1 to 1e+19' or ''; boundary: the NoAnswer's boundary as text.
+    domain: what was searched in words ('every positive whole number', values.domain_words); at: 'batch = 1';
+    sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
+    'tpot_target = 10 ms/token'); boundary: the NoAnswer's boundary as text.
     """
     if e.kind == "infeasible":
         left, negated, right = sides
-        hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
+        hint = f"no {find} meets the condition{on} (searched {domain}); change another input or the target"
         return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
@@ -475,12 +489,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
@@ -516,17 +539,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
-    span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
     if e.kind == "infeasible" and sides is not None:
         try:
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
-            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", (f"{span}; " if span else "") + err.hint)
+            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     on = f" on {' with '.join(titles)}" if titles else ""
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
-    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
 
 
 class _Budget:

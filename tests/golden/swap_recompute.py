@@ -159,28 +159,28 @@ def solve(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token")) from None
     _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token") * 8
+    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token", "B/token") * 8
     if not kv_bytes_per_token > 0:
         _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    context = _number(context, "context")
+    context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    link_bandwidth = _number(link_bandwidth, "link_bandwidth") * 8000000000
+    link_bandwidth = _number(link_bandwidth, "link_bandwidth", "GB/s") * 8000000000
     if not link_bandwidth > 0:
         _require(link_bandwidth, link_bandwidth / 8000000000, "given", "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
     achieved_flops, swap_bytes_per_token, swap_time, recompute_flops_per_token, recompute_time, break_even_bandwidth = _solve_swap_recompute(
@@ -325,12 +325,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

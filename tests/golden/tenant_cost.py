@@ -63,22 +63,22 @@ def solve(*, input_weight: float = 1, output_weight: float = 3, input_a: float =
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
     _begin()
-    input_weight = _number(input_weight, "input_weight")
+    input_weight = _number(input_weight, "input_weight", "1/token")
     if not input_weight > 0:
         _require(input_weight, input_weight, "given", "input_weight", "1/token", False, "positive", ("positive", None, None))
-    output_weight = _number(output_weight, "output_weight")
+    output_weight = _number(output_weight, "output_weight", "1/token")
     if not output_weight > 0:
         _require(output_weight, output_weight, "given", "output_weight", "1/token", False, "positive", ("positive", None, None))
-    input_a = _number(input_a, "input_a")
+    input_a = _number(input_a, "input_a", "token")
     if not input_a > 0:
         _require(input_a, input_a, "given", "input_a", "token", False, "positive", ("positive", None, None))
-    output_a = _number(output_a, "output_a")
+    output_a = _number(output_a, "output_a", "token")
     if not output_a > 0:
         _require(output_a, output_a, "given", "output_a", "token", False, "positive", ("positive", None, None))
-    input_b = _number(input_b, "input_b")
+    input_b = _number(input_b, "input_b", "token")
     if not input_b > 0:
         _require(input_b, input_b, "given", "input_b", "token", False, "positive", ("positive", None, None))
-    output_b = _number(output_b, "output_b")
+    output_b = _number(output_b, "output_b", "token")
     if not output_b > 0:
         _require(output_b, output_b, "given", "output_b", "token", False, "positive", ("positive", None, None))
     cost_a, cost_b, cost_ratio, round_robin_share_b = _solve_tenant_cost(input_a, input_b, input_weight, output_a, output_b, output_weight)
@@ -194,12 +194,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:

@@ -49,7 +49,7 @@ LEGEND = (
     ("fixed", "Fixed value: the compiler's number at build time (no formula can follow the inputs); a note says why and how to redo it.", FIXED_FILL, FIXED_FONT),
     ("check ok", "Check that holds (green) ...", OK_FILL, OK_FONT),
     ("check failed", "... and one that fails (red).", BAD_FILL, BAD_FONT),
-    ("reference", "A check on other hardware than the card's: its expected value is the card's, for reference.", REF_FILL, REF_FONT),
+    ("reference", "A check on other hardware than it was written for: its expected value is for that hardware, a reference.", REF_FILL, REF_FONT),
 )
 KIND_TITLES = {"gpu": "GPUs", "llm": "LLMs"}
 
@@ -155,7 +155,7 @@ def write_cover(book, ws, reports, requested: set, titles: dict, catalog) -> Non
         ("Questions", "A question (the largest batch that meets a TPOT target) follows the compiler's answer rule as formulas: it solves the boundary, probes both sides, "
          "takes the boundary or the domain's edge and rounds to the step on the safe side. When no value meets the condition the answer is #N/A and the cell beside it says why. "
          "The workings are in folded rows below the questions."),
-        ("Checks", "Each check puts the card's expected value beside the computed one; the status turns green when they agree within the tolerance, red when not."),
+        ("Checks", "Each check puts its expected value beside the computed one; the status turns green when they agree within the tolerance, red when not."),
         ("Generator", f"chainc {__version__}"),
     ]  # fmt: skip
     row = 3

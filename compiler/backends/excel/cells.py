@@ -231,7 +231,7 @@ class Sheet:
         """An OK/FAIL cell, green or red, and the same colours on the `colour` cells.
 
         own: the condition that the sheet runs on the hardware the check was written for; elsewhere
-        the cell says `reference`, grey, and never FAIL: the card's value beside it is for other hardware.
+        the cell says `reference`, grey, and never FAIL: the expected value beside it is for other hardware.
         """
         verdict = xl.fn("IF", ok, xl.Str("OK"), xl.Str("FAIL"))
         node = verdict if own is None else xl.fn("IF", own, verdict, xl.Str("reference"))

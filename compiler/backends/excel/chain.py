@@ -80,7 +80,7 @@ class Chain:
     def own_hardware(self):
         """(the condition that this sheet and the sheets it imports run on the hardware the model names, its title).
 
-        The card's numbers are for that hardware: a check holds or fails there, and is a reference elsewhere.
+        The expected numbers are for that hardware: a check holds or fails there, and is a reference elsewhere.
         None when no dropdown feeds the sheet.
         """
         tests, names = [], []

@@ -1,4 +1,4 @@
-"""A chain's checks: the computed value beside the card's, a status that turns green or red.
+"""A chain's checks: the computed value beside the expected one, a status that turns green or red.
 
 A check at the sheet's own inputs reads the result (or question) cell; a check
 at given values (batch 128) runs the check's program in its own row, in the
@@ -33,16 +33,18 @@ def write_checks(chain, row: int) -> int:
     sh = chain.sheet
     sh.section(row, "Checks")
     own, hardware = chain.own_hardware()
-    here = "the card's values (expected), beside the computed ones: green when they agree within the tolerance, red when not"
+    source = chain.model.expected_from  # 'card': where the expected numbers come from, when the model says
+    values = f"the expected values ({source})" if source else "the expected values"
+    here = f"{values}, beside the computed ones: green when they agree within the tolerance, red when not"
     if own is None:
         sh.long(row, 3, 13, here, font=GREY_FONT)
     else:
-        note = xl.fn("IF", own, xl.Str(f"{here} (the card is for {hardware})"), xl.Str(f"the card's values are for {hardware}: on this hardware they are a reference, not a check"))
+        note = xl.fn("IF", own, xl.Str(f"{here} (they are for {hardware})"), xl.Str(f"{values} are for {hardware}: on this hardware they are a reference, not a check"))
         c = sh.formula(row, 3, note, None)
         c.font, c.alignment = GREY_FONT, Alignment(wrap_text=True, vertical="top")
         sh.ws.merge_cells(start_row=row, start_column=3, end_row=row, end_column=13)
         chain.book.manifest.cells[(chain.model.name, "checks note")] = (sh.ws.title, f"C{row}")
-    sh.header(row + 1, ["check", "computed", "expected (card)", "unit", "tolerance", "status", "about"], span=13)
+    sh.header(row + 1, ["check", "computed", f"expected ({source})" if source else "expected", "unit", "tolerance", "status", "about"], span=13)
     row += 2
     for k, o in enumerate(chain.report.checks):
         row = _check(chain, k, o, row)

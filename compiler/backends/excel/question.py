@@ -243,7 +243,7 @@ class QuestionCells:
         q, var, sheet = self.q, self.var, self.sheet
         unit = f" {var.unit}" if var.unit else ""
         answer = xl.fn("IF", xl.op(">", outcome, n(0)), value, xl.fn("NA"))
-        cached = float(self.answer.value / self.factor) if self.answer is not None else xl.NA
+        cached = float(self.answer.base / self.factor) if self.answer is not None else xl.NA
         fmt = self.chain.formats.get(q.find) or number_format(cached if self.answer else 1, integer=var.domain.integer)
         sheet.formula(answer_row, 2, answer, cached, fmt)
         at = xl.fn("MOD", xl.Neg(outcome), n(10))  # the probe the reason quotes
@@ -353,7 +353,7 @@ class QuestionCells:
         sheet.ws.row_dimensions.group(first, row + 3, outline_level=1, hidden=True)
         row += 5
         value = xl.fn("IF", xl.fn("ISNUMBER", at), xl.fn("IF", xl.op("=", holds, n(1)), at, xl.fn("NA")), xl.fn("NA"))
-        cached = float(self.answer.value / self.factor) if self.answer is not None else xl.NA
+        cached = float(self.answer.base / self.factor) if self.answer is not None else xl.NA
         fmt = self.chain.formats.get(q.find) or number_format(cached if self.answer else 1, integer=var.domain.integer)
         sheet.formula(answer_row, 2, value, cached, fmt)
         answer = xl.Cell(f"$B${answer_row}", cached)
@@ -406,7 +406,7 @@ class QuestionCells:
         q, sheet = self.q, self.sheet
         why = self.why_fixed()
         if self.answer is not None:
-            value = float(self.answer.value / self.factor)
+            value = float(self.answer.base / self.factor)
             text = f"{q.find} = {xl.as_text(value)} {self.var.unit}".rstrip() + f": {self.answer.how}. This is the compiler's answer at build time ({why}); it does not follow the inputs."
             sheet.fixed(answer_row, 2, value, number_format(value), text)
         else:

@@ -112,7 +112,7 @@ def write_search(qc, answer_row: int, row: int) -> int:
     sheet.text(row + 1, 1, "value", font=GREY_FONT)
     row += 2
     unit = f" {qc.var.unit}" if qc.var.unit else ""
-    cached = float(qc.answer.value / qc.factor) if qc.answer is not None else xl.NA
+    cached = float(qc.answer.base / qc.factor) if qc.answer is not None else xl.NA
     fmt = qc.chain.formats.get(q.find) or number_format(cached if qc.answer else 1, integer=qc.var.domain.integer)
     sheet.formula(answer_row, 2, xl.fn("IF", xl.op(">", code, n(0)), value, xl.fn("NA")), cached, fmt)
     bound = "largest" if want_max else "smallest"

@@ -97,7 +97,7 @@ def render(reports: list[Report], options: BuildOptions) -> tuple[dict[str, byte
         bodies.append(Tex(body))
         doc = env.get_template("document.tex.j2").render(standalone=True, bodies=[Tex(body)], title=m.title, pdf_title=pdf_text(m.title), intro="", version=__version__)
         files[f"{m.name}.tex"] = doc.encode()
-    intro = "Every chain's derivation sheet, one per section: inputs, each equation solved in order with its numbers, the questions, what moves their answers, and the card's checks."
+    intro = "Every chain's derivation sheet, one per section: inputs, each equation solved in order with its numbers, the questions, what moves their answers, and the checks."
     title = "chainc: the chains"
     doc = env.get_template("document.tex.j2").render(standalone=False, bodies=bodies, title=title, pdf_title=pdf_text(title), intro=intro, version=__version__, count=len(reports))
     files[f"{BUNDLE}.tex"] = doc.encode()

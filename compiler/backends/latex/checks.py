@@ -1,9 +1,9 @@
-"""The checks table of a derivation sheet: the card's numbers against the solver's, aligned on the decimal point.
+"""The checks table of a derivation sheet: the expected numbers against the solver's, aligned on the decimal point.
 
 A row per comparison: the check's words, the quantity (a `that` relation as
 mathematics), the expected value and the computed one in S columns, their unit,
 and the verdict. On hardware other than the model's own a check does not apply:
-its expected values are the card's references for that hardware, never failures.
+its expected values are references for that hardware, never failures.
 """
 
 from __future__ import annotations
@@ -110,4 +110,5 @@ def checks_view(model: Model, s: Sheet) -> dict:
         "references": refs[0] if refs else "",
         "hardware": s.hardware_text,
         "any": bool(cells),
+        "source": f" ({latex_escape(model.expected_from)})" if model.expected_from else "",  # ' (the card)': where the numbers come from
     }

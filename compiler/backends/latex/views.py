@@ -187,7 +187,7 @@ def _limits_view(model: Model, q, printer, dims) -> list[dict]:
     rows = []
     for x in a.limits:
         part = model.questions[x.question]
-        value = Tex(f"${quantity_tex(shown(q.variable, x.value))}$") if x.value is not None else Tex("no limit")
+        value = Tex(f"${quantity_tex(shown(q.variable, x.base))}$") if x.base is not None else Tex("no limit")
         rows.append({"label": latex_escape(x.label), "ident": ident(x.question), "condition": _math(printer.doprint(dims.restore(part.condition))), "value": value, "binding": x.label in a.binding})
     return rows
 

@@ -84,9 +84,9 @@ class Arguments:
                 out.emit(f"{x} = {default if default is not None else number(exact(var.default))}")
                 self.require(mn, out, n, x, '"default"')
             elif default is not None:
-                given = scale(self.argument(x), exact(var.factor), True)
+                given = scale(self.argument(x, var.unit), exact(var.factor), True)
                 out.emit(f'_what = "default" if {x} is None else "given"')
-                out.emit(f"{x} = {self.as_array(default) if self.numpy else default} if {x} is None else {given}")
+                out.assign(x, f"{self.as_array(default) if self.numpy else default} if {x} is None else {given}")
                 self.require(mn, out, n, x, "_what")
             else:
                 self.convert(out, m, n, x)
@@ -96,15 +96,15 @@ class Arguments:
     def as_array(self, text: str) -> str:
         return f"np.asarray({text}, dtype=float)"
 
-    def argument(self, x: str) -> str:
-        """The caller's value of argument x, refused unless it is a number (the NumPy flavour: numbers)."""
+    def argument(self, x: str, unit: str) -> str:
+        """The caller's value of argument x, refused unless it is a number in `unit` (the NumPy flavour: numbers)."""
         check = "_array" if self.numpy else "_number"
         self.used.add(check)
-        return f"{check}({x}, {literal(x)})"
+        return f"{check}({x}, {literal(x)}" + (f", {literal(unit)})" if unit else ")")
 
     def convert(self, out: Out, m, n: str, x: str) -> None:
         factor = exact(m.variables[n].factor)
-        value = scale(self.argument(x), factor, True)
+        value = scale(self.argument(x, m.variables[n].unit), factor, True)
         if value != x:
             out.emit(f"{x} = {value}")
 

@@ -33,12 +33,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
@@ -115,17 +124,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
-    span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
     if e.kind == "infeasible" and sides is not None:
         try:
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
-            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", (f"{span}; " if span else "") + err.hint)
+            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     on = f" on {' with '.join(titles)}" if titles else ""
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
-    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
 
 
 def _whole(x) -> int:

@@ -15,19 +15,29 @@ import numpy as np
 
 from ...runtime.roots import root_1d as _root_1d
 from ...runtime.values import ChainError
+from ...runtime.values import answer_number as _answer_number
 from ...runtime.values import pick as _pick
 from ...runtime.values import require as _require
 from ...runtime.values import rows as _rows
 from ...runtime.values import shown as _shown
-from .helpers import _failed_row, _outside, _terms, _whole
+from .helpers import _failed_row, _outside, _pass_as, _terms, _whole
 
 
-def _array(x, name: str):
+def _array(x, name: str, unit: str = ""):
     """A caller's argument as an array of floats: numbers, or lists and arrays of them; strings and bools are refused."""
     a = np.asarray(x)
     if a.dtype.kind in "iuf" or (a.dtype.kind == "O" and all(not isinstance(v, (str, bytes, bool)) and hasattr(v, "__float__") for v in a.flat)):
         return a.astype(float)
-    raise ChainError(f"{name} = {x!r} is not a number or an array of numbers", f"pass {name} as numbers (an int, a float, or a list or array of them), in its display unit")
+    raise ChainError(f"{name} = {x!r} is not a number or an array of numbers", _pass_as(x, name, unit, "numbers (an int, a float, or a list or array of them)"))
+
+
+def _answers_np(x, whole: bool):
+    """runtime.values.answer_number at every point: an int64 array (whole) or a float one; a single point
+    (every argument a scalar) is a Python number, as the plain flavour returns it (118, not 118.0)."""
+    a = np.asarray(x)
+    if a.ndim == 0:
+        return _answer_number(a.item(), whole)
+    return np.round(a).astype(np.int64) if whole else a.astype(float)
 
 
 def _first(mask) -> tuple:

@@ -31,6 +31,14 @@ class Out:
         self.lines += [f"{self.indent}{INDENT}{a}," for a in args]
         self.lines.append(f"{self.indent}{close}{tail}")
 
+    def assign(self, target: str, value: str) -> None:
+        """`target = value`; a value too long for the line in parentheses on a line of its own, as ruff format puts it."""
+        one = f"{self.indent}{target} = {value}"
+        if len(one) <= LINE:
+            self.lines.append(one)
+            return
+        self.lines += [f"{self.indent}{target} = (", f"{self.indent}{INDENT}{value}", f"{self.indent})"]
+
     def nested_def(self, header: str) -> None:
         """`def f(...):` inside a function, with the blank lines ruff format puts around it (end it with end_def)."""
         if self.lines and self.lines[-1].strip() and not self.lines[-1].rstrip().endswith(":"):

@@ -40,7 +40,7 @@ def question_function(module, fname: str, asking) -> list[str]:
     as_int = var.domain.integer and asking.step is not None and all(_whole(x, factor) for x in (asking.step, asking.lo, asking.hi))
     largest = "largest" if q.seek == "max" else "smallest"
     out = Out()
-    out.call(f"def {fname}", module.signature(mn, known), f" -> {'np.ndarray' if numpy else 'int' if as_int else 'float'}:")
+    out.call(f"def {fname}", module.signature(mn, known), f" -> {('np.ndarray | int' if as_int else 'np.ndarray | float') if numpy else 'int' if as_int else 'float'}:")
     out.push()
     rounding = ""
     if asking.step is not None:
@@ -63,7 +63,8 @@ def question_function(module, fname: str, asking) -> list[str]:
         *(f"    {a}" for a in module.args_doc(mn, known)),
         "",
         "Returns:",
-        f"    {q.find} [{comment(var.unit) or '1'}]" + ((": an array of whole numbers (int64)." if as_int else ": an array.") if numpy else ", a whole number." if as_int else "."),
+        f"    {q.find} [{comment(var.unit) or '1'}]"
+        + ((": an array of whole numbers (int64); an int for scalar arguments." if as_int else ": an array; a float for scalar arguments.") if numpy else ", a whole number." if as_int else "."),
         "",
         "Raises:",
         f"    ChainError: an input outside its domain, no {q.find} meets the condition (the message quotes the numbers at the limit),",
@@ -80,7 +81,8 @@ def question_function(module, fname: str, asking) -> list[str]:
         return out.lines
     out.call("value = " + rule, [*(loc[n] for n in inputs), titles])
     shown = scale("value", factor, False)
-    out.emit(f"return round({shown})" if as_int else f"return {shown}" if factor != 1 else "return float(value)")
+    module.used.add("_answer_number")
+    out.emit(f"return _answer_number({shown}, {as_int})")
     return out.lines
 
 
@@ -181,7 +183,7 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
         else:
             labels.append("None")
     about = [literal(q.name), literal(q.find), literal(var.unit), number(exact(var.factor)), literal(comment(q.condition_text))]
-    about += [literal(P.NEGATED[asking.condition.op]), f"({', '.join(labels)})", literal(d.text), literal(q.seek)]
+    about += [literal(P.NEGATED[asking.condition.op]), f"({', '.join(labels)})", literal(d.words), literal(q.seek)]
     module.used |= {"_answer", "_admits", "_question_error", "_NoAnswer"} | pr.used
     out.emit("try:")
     out.push()
@@ -246,7 +248,7 @@ def _combined_rule(module, out: Out, asking, at: str, loc: Locals) -> None:
         str(d.integer),
         *([set_values(d)] if d.values is not None else []),
     ]
-    about = [literal(q.name), literal(q.find), literal(var.unit), number(exact(var.factor)), literal(comment(q.condition_text)), '""', "(None, None)", literal(d.text), literal(q.seek)]
+    about = [literal(q.name), literal(q.find), literal(var.unit), number(exact(var.factor)), literal(comment(q.condition_text)), '""', "(None, None)", literal(d.words), literal(q.seek)]
     module.used |= {"_combine", "_nowhere", "_admits", "_question_error", "_NoAnswer"} | pr.used
     out.emit("try:")
     out.push()

@@ -28,8 +28,8 @@ def numpy_answer(module, out: Out, fname: str, asking, inputs: list[str], loc: L
     out.emit(f"_values, _codes = {vector}(*_points)")
     out.call("value = _answered_np", ["_values", "_codes", rule, "_points", titles])
     shown = scale("value", factor, False)
-    out.emit(f"return np.round({shown}).astype(np.int64)" if as_int else f"return {shown}")
-    module.used |= {"_answered_np", "np"}
+    out.emit(f"return _answers_np({shown}, {as_int})")
+    module.used |= {"_answered_np", "_answers_np", "np"}
 
 
 def vector_rule(module, fname: str, asking, inputs: list[str]) -> str:
