@@ -118,7 +118,7 @@ class Solution:
     attention_flops_per_pair: float  # [FLOP/token^2] attention FLOPs per (query, key) token pair
     peak_flops: float  # [TFLOP/s] dense BF16 peak
     mfu: float  # [1] fraction of peak FLOP/s a step achieves
-    budget: float  # [token] tokens scheduled per step (max_num_batched_tokens)
+    budget: float  # [token] tokens scheduled per step (max_num_batched_tokens); from 256, so a step holds the decoders and a chunk
     decoders: float  # [1] running sequences, each taking one token of every step's budget
     context: float  # [token] tokens of context per decoding sequence
     prompt_tokens: float  # [token] the prompt being prefilled in chunks
@@ -173,7 +173,7 @@ def solve(
         attention_flops_per_pair: attention FLOPs per (query, key) token pair [FLOP/token^2]. None: llm.attention_flops_per_pair.
         peak_flops: dense BF16 peak [TFLOP/s]. None: gpu.flops_bf16.
         mfu: fraction of peak FLOP/s a step achieves [1].
-        budget: tokens scheduled per step (max_num_batched_tokens) [token].
+        budget: tokens scheduled per step (max_num_batched_tokens); from 256, so a step holds the decoders and a chunk [token].
         decoders: running sequences, each taking one token of every step's budget [1].
         context: tokens of context per decoding sequence [token].
         prompt_tokens: the prompt being prefilled in chunks [token].
@@ -222,8 +222,8 @@ def solve(
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
     budget = _number(budget, "budget")
-    if not budget > 0:
-        _require(budget, budget, "given", "budget", "token", False, "positive", ("positive", None, None))
+    if not budget >= 256:
+        _require(budget, budget, "given", "budget", "token", False, "positive, at least 256 token", ("positive", 256, None))
     decoders = _number(decoders, "decoders")
     if not (decoders % 1 == 0 and decoders >= 1):
         _require(decoders, decoders, "given", "decoders", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -494,12 +494,12 @@ def _ask_max_budget(
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", 16, 16, None, 16, False, False, False)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 256, None), "max", 16, 256, None, 256, False, False, False)[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
             _sides,
-            ("max_budget", "budget", "token", 1, "tpot <= tpot_target", ">", (("tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "positive", "max"),
+            ("max_budget", "budget", "token", 1, "tpot <= tpot_target", ">", (("tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "positive, at least 256 token", "max"),
             titles,
         ) from None
 
@@ -521,25 +521,25 @@ def _solve_chunked_prefill(
     """chunked-prefill from attention_flops_per_pair, budget, context, decode_bandwidth, decode_kv_bytes_per_token, decode_tpot_target, decode_weight_bytes, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens (base units): achieved_flops, chunk, chunks, compute_time, decode_batch, decode_context, decode_step_bytes, decode_tpot, memory_time, step_time, tpot, ttft, crossover_budget, decode_throughput, decode_goodput."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 105: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 106: achieved_flops = mfu * peak_flops")
     chunk = budget - decoders
     if not 0 < chunk < math.inf:
-        raise _outside(chunk, 1, "chunk", "token", "positive", "line 106: chunk = budget - decoders * 1[token]")
+        raise _outside(chunk, 1, "chunk", "token", "positive", "line 107: chunk = budget - decoders * 1[token]")
     try:
         chunks = math.ceil(prompt_tokens / chunk)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "chunks", "line 108: chunks = ceil(prompt_tokens / chunk)") from None
+        raise _failed(e, "chunks", "line 109: chunks = ceil(prompt_tokens / chunk)") from None
     if not 0 < chunks < math.inf:
-        raise _outside(chunks, 1, "chunks", "", "positive integer", "line 108: chunks = ceil(prompt_tokens / chunk)")
+        raise _outside(chunks, 1, "chunks", "", "positive integer", "line 109: chunks = ceil(prompt_tokens / chunk)")
     if chunk == 0:
-        raise ChainError("division by zero in line 108: chunks = ceil(prompt_tokens / chunk)", "the divisor chunk is 0 here")
+        raise ChainError("division by zero in line 109: chunks = ceil(prompt_tokens / chunk)", "the divisor chunk is 0 here")
     try:
         compute_time = (budget * linear_flops_per_token + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / (2 * chunks)) / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(
             e,
             "compute_time",
-            "line 110: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
+            "line 111: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
         ) from None
     if not 0 < compute_time < math.inf:
         raise _outside(
@@ -548,16 +548,16 @@ def _solve_chunked_prefill(
             "compute_time",
             "ms",
             "positive",
-            "line 110: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
+            "line 111: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
         )
     if chunks == 0:
         raise ChainError(
-            "division by zero in line 110: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
+            "division by zero in line 111: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
             "the divisor chunks is 0 here",
         )
     if achieved_flops == 0:
         raise ChainError(
-            "division by zero in line 110: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
+            "division by zero in line 111: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
             "the divisor achieved_flops is 0 here",
         )
     decode_batch = decoders
@@ -579,24 +579,24 @@ def _solve_chunked_prefill(
         raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
     memory_time = decode_tpot
     if not 0 < memory_time < math.inf:
-        raise _outside(memory_time, 0.001, "memory_time", "ms", "positive", "line 109: memory_time = decode.tpot * 1[token]")
+        raise _outside(memory_time, 0.001, "memory_time", "ms", "positive", "line 110: memory_time = decode.tpot * 1[token]")
     step_time = max(compute_time, memory_time)
     if not 0 < step_time < math.inf:
-        raise _outside(step_time, 0.001, "step_time", "ms", "positive", "line 112: step_time = max(memory_time, compute_time)")
+        raise _outside(step_time, 0.001, "step_time", "ms", "positive", "line 113: step_time = max(memory_time, compute_time)")
     tpot = step_time
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 113: tpot = step_time / 1[token]")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 114: tpot = step_time / 1[token]")
     ttft = chunks * step_time
     if not 0 < ttft < math.inf:
-        raise _outside(ttft, 1, "ttft", "s", "positive", "line 114: ttft = chunks * step_time")
+        raise _outside(ttft, 1, "ttft", "s", "positive", "line 115: ttft = chunks * step_time")
     try:
         crossover_budget = achieved_flops * memory_time / linear_flops_per_token
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "crossover_budget", "line 115: crossover_budget = achieved_flops * memory_time / linear_flops_per_token") from None
+        raise _failed(e, "crossover_budget", "line 116: crossover_budget = achieved_flops * memory_time / linear_flops_per_token") from None
     if not 0 < crossover_budget < math.inf:
-        raise _outside(crossover_budget, 1, "crossover_budget", "token", "positive", "line 115: crossover_budget = achieved_flops * memory_time / linear_flops_per_token")
+        raise _outside(crossover_budget, 1, "crossover_budget", "token", "positive", "line 116: crossover_budget = achieved_flops * memory_time / linear_flops_per_token")
     if linear_flops_per_token == 0:
-        raise ChainError("division by zero in line 115: crossover_budget = achieved_flops * memory_time / linear_flops_per_token", "the divisor linear_flops_per_token is 0 here")
+        raise ChainError("division by zero in line 116: crossover_budget = achieved_flops * memory_time / linear_flops_per_token", "the divisor linear_flops_per_token is 0 here")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -644,7 +644,7 @@ def _boundary_max_budget(
     """chunked-prefill from attention_flops_per_pair, context, decode_bandwidth, decode_kv_bytes_per_token, decode_tpot_target, decode_weight_bytes, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens, tpot_target (base units): achieved_flops, decode_batch, decode_context, decode_step_bytes, decode_tpot, memory_time, crossover_budget, decode_throughput, decode_goodput, tpot, step_time, compute_time, budget, chunk, chunks, ttft."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 105: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 106: achieved_flops = mfu * peak_flops")
     decode_batch = decoders
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 18: decode.batch = decoders")
@@ -664,15 +664,15 @@ def _boundary_max_budget(
         raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
     memory_time = decode_tpot
     if not 0 < memory_time < math.inf:
-        raise _outside(memory_time, 0.001, "memory_time", "ms", "positive", "line 109: memory_time = decode.tpot * 1[token]")
+        raise _outside(memory_time, 0.001, "memory_time", "ms", "positive", "line 110: memory_time = decode.tpot * 1[token]")
     try:
         crossover_budget = achieved_flops * memory_time / linear_flops_per_token
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "crossover_budget", "line 115: crossover_budget = achieved_flops * memory_time / linear_flops_per_token") from None
+        raise _failed(e, "crossover_budget", "line 116: crossover_budget = achieved_flops * memory_time / linear_flops_per_token") from None
     if not 0 < crossover_budget < math.inf:
-        raise _outside(crossover_budget, 1, "crossover_budget", "token", "positive", "line 115: crossover_budget = achieved_flops * memory_time / linear_flops_per_token")
+        raise _outside(crossover_budget, 1, "crossover_budget", "token", "positive", "line 116: crossover_budget = achieved_flops * memory_time / linear_flops_per_token")
     if linear_flops_per_token == 0:
-        raise ChainError("division by zero in line 115: crossover_budget = achieved_flops * memory_time / linear_flops_per_token", "the divisor linear_flops_per_token is 0 here")
+        raise ChainError("division by zero in line 116: crossover_budget = achieved_flops * memory_time / linear_flops_per_token", "the divisor linear_flops_per_token is 0 here")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -686,26 +686,26 @@ def _boundary_max_budget(
         raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
     tpot = tpot_target
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 118: tpot = tpot_target")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 119: tpot = tpot_target")
     step_time = tpot
     if not 0 < step_time < math.inf:
-        raise _outside(step_time, 0.001, "step_time", "ms", "positive", "line 113: tpot = step_time / 1[token]")
+        raise _outside(step_time, 0.001, "step_time", "ms", "positive", "line 114: tpot = step_time / 1[token]")
 
     def _trial1(compute_time):
         return (_exact_sum((step_time, -max(compute_time, memory_time))), ())
 
-    compute_time = _search(_trial1, None, 0.001, "positive", None, None, "compute_time", "ms", "line 112: step_time = max(memory_time, compute_time)")
+    compute_time = _search(_trial1, None, 0.001, "positive", None, None, "compute_time", "ms", "line 113: step_time = max(memory_time, compute_time)")
 
     def _trial2(budget):
         chunk = budget - decoders
         if not 0 < chunk < math.inf:
-            raise _outside(chunk, 1, "chunk", "token", "positive", "line 106: chunk = budget - decoders * 1[token]")
+            raise _outside(chunk, 1, "chunk", "token", "positive", "line 107: chunk = budget - decoders * 1[token]")
         try:
             chunks = math.ceil(prompt_tokens / chunk)
         except (ArithmeticError, ValueError, TypeError) as e:
-            raise _failed(e, "chunks", "line 108: chunks = ceil(prompt_tokens / chunk)") from None
+            raise _failed(e, "chunks", "line 109: chunks = ceil(prompt_tokens / chunk)") from None
         if not 0 < chunks < math.inf:
-            raise _outside(chunks, 1, "chunks", "", "positive integer", "line 108: chunks = ceil(prompt_tokens / chunk)")
+            raise _outside(chunks, 1, "chunks", "", "positive integer", "line 109: chunks = ceil(prompt_tokens / chunk)")
         return (_exact_sum((compute_time, -(budget * linear_flops_per_token + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / (2 * chunks)) / achieved_flops)), (chunk, chunks))
 
     budget = _search(
@@ -713,28 +713,28 @@ def _boundary_max_budget(
         2048,
         1,
         "positive",
-        None,
+        256,
         None,
         "budget",
         "token",
-        "line 110: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
+        "line 111: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
     )
     _, (chunk, chunks) = _trial2(budget)
     if chunk == 0:
-        raise ChainError("division by zero in line 108: chunks = ceil(prompt_tokens / chunk)", "the divisor chunk is 0 here")
+        raise ChainError("division by zero in line 109: chunks = ceil(prompt_tokens / chunk)", "the divisor chunk is 0 here")
     if chunks == 0:
         raise ChainError(
-            "division by zero in line 110: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
+            "division by zero in line 111: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
             "the divisor chunks is 0 here",
         )
     if achieved_flops == 0:
         raise ChainError(
-            "division by zero in line 110: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
+            "division by zero in line 111: compute_time = (linear_flops_per_token * budget + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2 / chunks) / achieved_flops",
             "the divisor achieved_flops is 0 here",
         )
     ttft = chunks * step_time
     if not 0 < ttft < math.inf:
-        raise _outside(ttft, 1, "ttft", "s", "positive", "line 114: ttft = chunks * step_time")
+        raise _outside(ttft, 1, "ttft", "s", "positive", "line 115: ttft = chunks * step_time")
     return (
         achieved_flops,
         decode_batch,

@@ -352,9 +352,9 @@ def min_prefill_gpus_stable(
     decode_bandwidth: float | None = None,
     decode_memory: float | None = None,
 ) -> int:
-    """The fewest prefill GPUs whose queue is stable and meets the TTFT target: the limit of prefill_load < 1 alone.
+    """The fewest prefill GPUs whose queue is stable and meets the TTFT target: the limit of prefill_load <= 0.999 alone.
 
-    The smallest prefill_gpus such that prefill_load < 1, rounded up to a multiple of 1, as chainc's ask finds it:
+    The smallest prefill_gpus such that prefill_load <= 0.999, rounded up to a multiple of 1, as chainc's ask finds it:
     the boundary (the condition as an equation) when the condition holds on its one side,
     else the domain's lower edge when the condition holds up to it.
 
@@ -621,7 +621,7 @@ def min_prefill_gpus(
 ) -> int:
     """The fewest prefill GPUs whose queue is stable and meets the TTFT target.
 
-    The smallest prefill_gpus such that prefill_load < 1 and prefill_ttft <= ttft_target, rounded up to a multiple of 1, as chainc's ask finds it:
+    The smallest prefill_gpus such that prefill_load <= 0.999 and prefill_ttft <= ttft_target, rounded up to a multiple of 1, as chainc's ask finds it:
     the most restrictive of the conditions' own answers (each a question of its own above), where all
     conditions hold at it; else a search of the domain with all of them together.
 
@@ -1168,7 +1168,7 @@ def _ask_min_prefill_gpus_stable(
             prompt_tokens,
             tpot_target,
         )
-        return prefill_load, 1
+        return prefill_load, 0.999
 
     def _feasible(x):
         try:
@@ -1177,19 +1177,19 @@ def _ask_min_prefill_gpus_stable(
             if e.kind == "limit":
                 raise ChainError("question min_prefill_gpus_stable: the search for prefill_gpus stopped: " + e.message, e.hint, "limit") from None
             return False
-        return left < right
+        return left <= right
 
     try:
         boundary = _boundary_min_prefill_gpus_stable(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target)[13]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 256), "min", 1, 1, 256, 1, True, True, True)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 256), "min", 1, 1, 256, 1, True, False, True)[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
             _sides,
-            ("min_prefill_gpus_stable", "prefill_gpus", "", 1, "prefill_load < 1", ">=", (("prefill_load", "", 1), None), "positive integer, at least 1, at most 256", "min"),
+            ("min_prefill_gpus_stable", "prefill_gpus", "", 1, "prefill_load <= 0.999", ">", (("prefill_load", "", 1), None), "positive integer, at least 1, at most 256", "min"),
             titles,
         ) from None
 
@@ -1289,7 +1289,7 @@ def _ask_min_prefill_gpus(
                 prompt_tokens,
                 tpot_target,
             )
-            return bool(prefill_ttft <= ttft_target and prefill_load < 1)
+            return bool(prefill_load <= 0.999 and prefill_ttft <= ttft_target)
         except ChainError as e:  # the model has no admissible value at x: the conditions do not hold there
             if e.kind == "limit":
                 raise ChainError("question min_prefill_gpus: the search for prefill_gpus stopped: " + e.message, e.hint, "limit") from None
@@ -1314,7 +1314,7 @@ def _ask_min_prefill_gpus(
         raise _question_error(
             e,
             None,
-            ("min_prefill_gpus", "prefill_gpus", "", 1, "prefill_load < 1 and prefill_ttft <= ttft_target", "", (None, None), "positive integer, at least 1, at most 256", "min"),
+            ("min_prefill_gpus", "prefill_gpus", "", 1, "prefill_load <= 0.999 and prefill_ttft <= ttft_target", "", (None, None), "positive integer, at least 1, at most 256", "min"),
             titles,
         ) from None
 
@@ -1712,9 +1712,9 @@ def _boundary_min_prefill_gpus_stable(
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
         raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
-    prefill_load = 1
+    prefill_load = 0.999
     if not -math.inf < prefill_load < math.inf:
-        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 129: prefill_load = 1")
+        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 129: prefill_load = 0.999")
     _options = []
     try:
         _options.append((arrival_rate * prefill_time / prefill_load,))
@@ -1952,7 +1952,7 @@ def _boundary_max_batch_per_gpu_latency(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_tpot = tpot_target
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 136: decode.tpot = tpot_target")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 138: decode.tpot = tpot_target")
     _options = []
     _options.append((decode_bandwidth * decode_tpot,))
     (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
@@ -2080,7 +2080,7 @@ def _boundary_max_batch_per_gpu_memory(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_step_bytes = decode_memory
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 136: decode.step_bytes = decode.memory")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 138: decode.step_bytes = decode.memory")
     _options = []
     try:
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
