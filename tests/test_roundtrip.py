@@ -20,6 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # (model, input): why no computed value determines it
 NOT_INVERTIBLE = {
     ("goodput", "tpot_target"): "the target only decides whether goodput is all of throughput or 0; goodput is flat on either side, so no value of it pins the target",
+    ("chunked-prefill", "decode_tpot_target"): "the joined goodput's target, unbound: it decides only decode.goodput, flat on either side (as goodput's own)",
+    ("paged-kv", "max_model_len"): "a request takes ceil(max_model_len / 16) blocks: every length within one block gives the same values",
+    ("prefix-caching", "hit_rate"): "only whole 16-token blocks are cached: every hit rate within one block gives the same values",
+    ("prefix-caching", "block_size"): "the cached tokens are floor(h n / block) x block, a step function of the block size: neighbouring sizes give the same values",
 }
 
 
