@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # (model, input): why no computed value determines it
 NOT_INVERTIBLE = {
     ("goodput", "tpot_target"): "the target only decides whether goodput is all of throughput or 0; goodput is flat on either side, so no value of it pins the target",
+    ("moe", "experts_per_token"): "at batch 64 every expert is touched: 8 (1 - (1 - k/8)^64) is within 2e-11 of 8 for k near 2.74, so no computed value (all pass through it) pins k to 1e-9",
+    ("tensor-parallel", "kv_heads"): "it appears only in the remainder kv_heads % tp, and many head counts leave the same remainder",
+    ("tensor-parallel", "largest_tp"): "it appears only in the remainder largest_tp % tp, and many values leave the same remainder",
 }
 
 
