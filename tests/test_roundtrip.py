@@ -24,6 +24,9 @@ NOT_INVERTIBLE = {
     ("paged-kv", "max_model_len"): "a request takes ceil(max_model_len / 16) blocks: every length within one block gives the same values",
     ("prefix-caching", "hit_rate"): "only whole 16-token blocks are cached: every hit rate within one block gives the same values",
     ("prefix-caching", "block_size"): "the cached tokens are floor(h n / block) x block, a step function of the block size: neighbouring sizes give the same values",
+    ("moe", "experts_per_token"): "at batch 64 every expert is touched: 8 (1 - (1 - k/8)^64) is within 2e-11 of 8 for k near 2.74, so no computed value (all pass through it) pins k to 1e-9",
+    ("tensor-parallel", "kv_heads"): "it appears only in the remainder kv_heads % tp, and many head counts leave the same remainder",
+    ("tensor-parallel", "largest_tp"): "it appears only in the remainder largest_tp % tp, and many values leave the same remainder",
 }
 
 

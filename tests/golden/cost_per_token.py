@@ -62,19 +62,19 @@ def solve(*, price_per_gpu_hour: float = 2, gpus: float = 1, throughput: float =
         ChainError: an input outside its domain, or a value the model cannot compute there (a ValueError).
     """
     _begin()
-    price_per_gpu_hour = _number(price_per_gpu_hour, "price_per_gpu_hour") / 3600
+    price_per_gpu_hour = _number(price_per_gpu_hour, "price_per_gpu_hour", "USD/h") / 3600
     if not price_per_gpu_hour > 0:
         _require(price_per_gpu_hour, price_per_gpu_hour * 3600, "given", "price_per_gpu_hour", "USD/h", False, "positive", ("positive", None, None))
     gpus = _number(gpus, "gpus")
     if not (gpus % 1 == 0 and gpus >= 1):
         _require(gpus, gpus, "given", "gpus", "", True, "positive integer, at least 1", ("positive", 1, None))
-    throughput = _number(throughput, "throughput")
+    throughput = _number(throughput, "throughput", "token/s")
     if not throughput > 0:
         _require(throughput, throughput, "given", "throughput", "token/s", False, "positive", ("positive", None, None))
     busy_fraction = _number(busy_fraction, "busy_fraction")
     if not (busy_fraction > 0 and busy_fraction <= 1):
         _require(busy_fraction, busy_fraction, "given", "busy_fraction", "", False, "positive, at most 1", ("positive", None, 1))
-    cost_target = _number(cost_target, "cost_target") / 1000000
+    cost_target = _number(cost_target, "cost_target", "USD/Mtoken") / 1000000
     if not cost_target > 0:
         _require(cost_target, cost_target * 1000000, "given", "cost_target", "USD/Mtoken", False, "positive", ("positive", None, None))
     fleet_cost, tokens_per_hour, cost_per_million = _solve_cost_per_token(busy_fraction, gpus, price_per_gpu_hour, throughput)
@@ -111,7 +111,7 @@ def min_throughput(*, price_per_gpu_hour: float = 2, gpus: float = 1, busy_fract
         or there is no smallest one.
     """
     _begin()
-    price_per_gpu_hour = _number(price_per_gpu_hour, "price_per_gpu_hour") / 3600
+    price_per_gpu_hour = _number(price_per_gpu_hour, "price_per_gpu_hour", "USD/h") / 3600
     if not price_per_gpu_hour > 0:
         _require(price_per_gpu_hour, price_per_gpu_hour * 3600, "given", "price_per_gpu_hour", "USD/h", False, "positive", ("positive", None, None))
     gpus = _number(gpus, "gpus")
@@ -120,11 +120,11 @@ def min_throughput(*, price_per_gpu_hour: float = 2, gpus: float = 1, busy_fract
     busy_fraction = _number(busy_fraction, "busy_fraction")
     if not (busy_fraction > 0 and busy_fraction <= 1):
         _require(busy_fraction, busy_fraction, "given", "busy_fraction", "", False, "positive, at most 1", ("positive", None, 1))
-    cost_target = _number(cost_target, "cost_target") / 1000000
+    cost_target = _number(cost_target, "cost_target", "USD/Mtoken") / 1000000
     if not cost_target > 0:
         _require(cost_target, cost_target * 1000000, "given", "cost_target", "USD/Mtoken", False, "positive", ("positive", None, None))
     value = _ask_min_throughput(busy_fraction, cost_target, gpus, price_per_gpu_hour, ())
-    return float(value)
+    return _answer_number(value, False)
 
 
 def max_price(*, gpus: float = 1, throughput: float = 6450, busy_fraction: float = 1, cost_target: float = 0.05) -> float:
@@ -151,17 +151,17 @@ def max_price(*, gpus: float = 1, throughput: float = 6450, busy_fraction: float
     gpus = _number(gpus, "gpus")
     if not (gpus % 1 == 0 and gpus >= 1):
         _require(gpus, gpus, "given", "gpus", "", True, "positive integer, at least 1", ("positive", 1, None))
-    throughput = _number(throughput, "throughput")
+    throughput = _number(throughput, "throughput", "token/s")
     if not throughput > 0:
         _require(throughput, throughput, "given", "throughput", "token/s", False, "positive", ("positive", None, None))
     busy_fraction = _number(busy_fraction, "busy_fraction")
     if not (busy_fraction > 0 and busy_fraction <= 1):
         _require(busy_fraction, busy_fraction, "given", "busy_fraction", "", False, "positive, at most 1", ("positive", None, 1))
-    cost_target = _number(cost_target, "cost_target") / 1000000
+    cost_target = _number(cost_target, "cost_target", "USD/Mtoken") / 1000000
     if not cost_target > 0:
         _require(cost_target, cost_target * 1000000, "given", "cost_target", "USD/Mtoken", False, "positive", ("positive", None, None))
     value = _ask_max_price(busy_fraction, cost_target, gpus, throughput, ())
-    return value * 3600
+    return _answer_number(value * 3600, False)
 
 
 def _ask_min_throughput(busy_fraction, cost_target, gpus, price_per_gpu_hour, titles):
@@ -190,7 +190,7 @@ def _ask_min_throughput(busy_fraction, cost_target, gpus, price_per_gpu_hour, ti
         raise _question_error(
             e,
             _sides,
-            ("min_throughput", "throughput", "token/s", 1, "cost_per_million <= cost_target", ">", (("cost_per_million", "USD/Mtoken", 1e-06), ("cost_target", "USD/Mtoken", 1e-06)), "positive", "min"),
+            ("min_throughput", "throughput", "token/s", 1, "cost_per_million <= cost_target", ">", (("cost_per_million", "USD/Mtoken", 1e-06), ("cost_target", "USD/Mtoken", 1e-06)), "every positive value", "min"),
             titles,
         ) from None
 
@@ -221,7 +221,7 @@ def _ask_max_price(busy_fraction, cost_target, gpus, throughput, titles):
         raise _question_error(
             e,
             _sides,
-            ("max_price", "price_per_gpu_hour", "USD/h", 0.0002777777777777778, "cost_per_million <= cost_target", ">", (("cost_per_million", "USD/Mtoken", 1e-06), ("cost_target", "USD/Mtoken", 1e-06)), "positive", "max"),
+            ("max_price", "price_per_gpu_hour", "USD/h", 0.0002777777777777778, "cost_per_million <= cost_target", ">", (("cost_per_million", "USD/Mtoken", 1e-06), ("cost_target", "USD/Mtoken", 1e-06)), "every positive value", "max"),
             titles,
         ) from None
 
@@ -307,6 +307,12 @@ def _shown(x) -> str:
         return f"{'-' if x < 0 else ''}{str(lead)[0]}.{str(lead)[1:6]}e+{e}"
 
 
+def _answer_number(x, whole: bool):
+    """A question's answer as a generated function returns it, in its display unit: an int where its variable
+    takes whole numbers on a whole step (118), else a float (12.37); both flavours return it so."""
+    return round(x) if whole else float(x)
+
+
 def _real(x, what: str):
     """x as a finite real number, or an error that says what it is instead."""
     if isinstance(x, complex):
@@ -318,9 +324,11 @@ def _real(x, what: str):
     return x
 
 
-def _admits(x, kind: str, lo=None, hi=None) -> bool:
-    """Whether x lies in a variable's domain: real, of the right sign, within min and max."""
+def _admits(x, kind: str, lo=None, hi=None, values=None) -> bool:
+    """Whether x lies in a variable's domain: real, of the right sign, within min and max, one of its set's values."""
     if isinstance(x, complex) or x != x:
+        return False
+    if values is not None and not _member(x, values):
         return False
     if kind == "positive" and not x > 0:
         return False
@@ -329,6 +337,13 @@ def _admits(x, kind: str, lo=None, hi=None) -> bool:
     if lo is not None and x < lo:
         return False
     return not (hi is not None and x > hi)
+
+
+def _member(x, values) -> bool:
+    """x is one of the set's values (exact ones; a float to 1e-12 relative, as a computed 0.1 s is 1/10 s)."""
+    if not isinstance(x, float):
+        return x in values
+    return any(x == v or abs(x - v) <= 1e-12 * abs(v) for v in values)
 
 
 def _require(x, shown_value, what: str, name: str, unit: str, integer: bool, text: str, domain: tuple) -> None:
@@ -408,26 +423,27 @@ class _NoAnswer(ValueError):
         self.kind, self.at, self.where, self.boundary, self.searched = kind, at, where, boundary, searched
 
 
-def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool, integer: bool = False) -> tuple:
+def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool, integer: bool = False, values=None) -> tuple:
     """(value, how, stepped_back): how is 'boundary', 'edge', 'floor', 'ceiling' or 'search'; raises NoAnswer.
 
     boundary: the closed-form boundary's value or None; feasible(x), admissible(x): the condition
     holds at x, x is in the variable's domain; closed: boundary is a closed form; step: the rounding
     grid (None: none); lo, hi: the domain's edges (None: open); probe: where a search starts;
-    integer: the variable takes whole numbers (of its base unit: step is then its unit).
+    integer: the variable takes whole numbers (of its base unit: step is then its unit); values: its finite
+    set (None: none), every value of which is tried, the closed form's boundary aside.
     """
-    if boundary is not None and closed:
+    if boundary is not None and closed and values is None:
         try:
             return _from_boundary(boundary, feasible, admissible, seek, step, lo, hi, strict)
         except _NoAnswer as near:
             if not near.where == "neither side":
                 raise  # the closed form settles it (an open set has no largest value; an unbounded one no edge)
             try:  # no point near the closed-form boundary meets the condition: search the whole domain before saying so
-                return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+                return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
             except _NoAnswer as far:
                 near.searched = far.searched  # the boundary's point says more than the search's last one
                 raise near from None
-    return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+    return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
 
 
 def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple:
@@ -437,7 +453,7 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     delta = max(abs(b) / 10**6, step / 2 if step else 0)
     below, above = feasible(b - delta), feasible(b + delta)
     if not below and not above:
-        raise _NoAnswer("infeasible", at=b - delta if want_max else b + delta, where="neither side")
+        raise _NoAnswer("infeasible", at=_inside([b - delta if want_max else b + delta, b + delta if want_max else b - delta], admissible), where="neither side")
     if below and above:
         if edge is None:
             raise _NoAnswer("unbounded", where="values on both sides of", boundary=b)
@@ -463,14 +479,21 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
         if not ((not strict) if on_b else feasible(value)):  # a strict condition fails on the step: one back
             value, on_b, stepped_back = (n - 1 if want_max else n + 1) * step, False, True
     if not admissible(value) or not ((not strict) if on_b else feasible(value)):
-        raise _NoAnswer("infeasible", at=lo if lo is not None and want_max else value)
+        past = [value + k * step for k in (1, 2)] if step else []  # toward the side where the condition fails
+        raise _NoAnswer("infeasible", at=_inside([lo if want_max else hi, value, *(past if want_max else [value - (x - value) for x in past]), b], admissible))
     return value, how, stepped_back
 
 
-def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tuple:
+def _inside(candidates, admissible):
+    """The point a no-answer message shows: the first candidate the domain admits (a boundary just above 0
+    floors to 0, and half a step below it is negative: outside a positive domain), else the first."""
+    return next((x for x in candidates if x is not None and admissible(x)), candidates[0])
+
+
+def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values=None) -> tuple:
     want_max = seek == "max"
     unit = step if integer and step else 1
-    pts = [x for x in _grid(lo, hi, probe, integer, unit) if admissible(x)]
+    pts = [x for x in (values or _grid(lo, hi, probe, integer, unit)) if admissible(x)]
     ok = _scan(feasible, pts, want_max, (hi if want_max else lo) is not None)
     if not any(ok):
         at = lo if lo is not None else hi if hi is not None else probe  # the point a reader would try first
@@ -486,6 +509,8 @@ def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tu
         edge = pts[run - 1] if want_max else pts[run]
         raise _NoAnswer("unbounded", where="every value above" if want_max else "every value below", boundary=edge, searched=(pts[0], pts[-1]))
     good, bad = pts[i], pts[i + 1] if want_max else pts[i - 1]
+    if values:  # every value of the set was tried: none lies between neighbours
+        return good, "set", False
     for _ in range(200):  # bisect between the extreme feasible point and its infeasible neighbour
         if integer:
             if abs(bad - good) <= unit:
@@ -532,15 +557,16 @@ def _holds(feasible, x) -> bool:
     return bool(feasible(x))
 
 
-def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:
+def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, boundary: str) -> ChainError:
     """The error for a question without an answer, from its pieces as text: one wording everywhere.
 
-    at: 'batch = 1'; sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
-    'tpot_target = 10 ms/token'); span: 'searched batch from 1 to 1e+19' or ''; boundary: the NoAnswer's boundary as text.
+    domain: what was searched in words ('every positive whole number', values.domain_words); at: 'batch = 1';
+    sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
+    'tpot_target = 10 ms/token'); boundary: the NoAnswer's boundary as text.
     """
     if e.kind == "infeasible":
         left, negated, right = sides
-        hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
+        hint = f"no {find} meets the condition{on} (searched {domain}); change another input or the target"
         return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
@@ -559,12 +585,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
@@ -600,17 +635,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
-    span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
     if e.kind == "infeasible" and sides is not None:
         try:
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
-            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", (f"{span}; " if span else "") + err.hint)
+            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     on = f" on {' with '.join(titles)}" if titles else ""
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
-    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
 
 
 class _Budget:

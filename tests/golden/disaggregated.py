@@ -60,17 +60,21 @@ LLM_WEIGHT_BYTES = 16.060522496  # GB: bytes of all weights
 
 # every GPU of the catalog, values in the field units above (None: the entry has no such value)
 GPUS: dict[str, dict[str, float | None]] = {
+    "a100-sxm-40gb": {"flops_bf16": 312, "memory": 40, "memory_bandwidth": 1.555},
     "a100-sxm-80gb": {"flops_bf16": 312, "memory": 80, "memory_bandwidth": 2.039},
     "b200": {"flops_bf16": 2250, "memory": 180, "memory_bandwidth": 7.7},
     "h100-pcie": {"flops_bf16": 756, "memory": 80, "memory_bandwidth": 2},
     "h100-sxm": {"flops_bf16": GPU_FLOPS_BF16, "memory": GPU_MEMORY, "memory_bandwidth": GPU_MEMORY_BANDWIDTH},
+    "h20": {"flops_bf16": 148, "memory": 96, "memory_bandwidth": 4},
     "h200": {"flops_bf16": 989, "memory": 141, "memory_bandwidth": 4.8},
+    "l4": {"flops_bf16": 121, "memory": 24, "memory_bandwidth": 0.3},
     "l40s": {"flops_bf16": 362.05, "memory": 48, "memory_bandwidth": 0.864},
     "mi300x": {"flops_bf16": 1307.4, "memory": 192, "memory_bandwidth": 5.3},
 }
 
 # every LLM of the catalog, values in the field units above (None: the entry has no such value)
 LLMS: dict[str, dict[str, float | None]] = {
+    "deepseek-v3": {"attention_flops_per_pair": 4997120, "kv_bytes_per_token": 70272, "linear_flops_per_token": 75051756544, "weight_bytes": 671},
     "llama-3.1-405b": {"attention_flops_per_pair": 8257536, "kv_bytes_per_token": 516096, "linear_flops_per_token": 811706777600, "weight_bytes": 811.7067776},
     "llama-3.1-70b": {"attention_flops_per_pair": 2621440, "kv_bytes_per_token": 327680, "linear_flops_per_token": 141107412992, "weight_bytes": 141.107412992},
     "llama-3.1-8b": {
@@ -84,19 +88,25 @@ LLMS: dict[str, dict[str, float | None]] = {
     "mixtral-8x7b": {"attention_flops_per_pair": 524288, "kv_bytes_per_token": 131072, "linear_flops_per_token": 25759850496, "weight_bytes": 93.405585408},
     "qwen2.5-72b": {"attention_flops_per_pair": 2621440, "kv_bytes_per_token": 327680, "linear_flops_per_token": 145412407296, "weight_bytes": 145.412407296},
     "qwen2.5-7b": {"attention_flops_per_pair": 401408, "kv_bytes_per_token": 57344, "linear_flops_per_token": 15231233024, "weight_bytes": 15.231233024},
+    "qwen3-30b-a3b": {"attention_flops_per_pair": 786432, "kv_bytes_per_token": 98304, "linear_flops_per_token": 6706065408, "weight_bytes": 61.064245248},
+    "qwen3-32b": {"attention_flops_per_pair": 2097152, "kv_bytes_per_token": 262144, "linear_flops_per_token": 65524246528, "weight_bytes": 65.524246528},
 }
 
 _TITLES: dict[str, dict[str, str]] = {
     "gpu": {
+        "a100-sxm-40gb": "NVIDIA A100 SXM 40GB",
         "a100-sxm-80gb": "NVIDIA A100 SXM 80GB",
         "b200": "NVIDIA B200 HGX",
         "h100-pcie": "NVIDIA H100 PCIe 80GB",
         "h100-sxm": "NVIDIA H100 SXM5 80GB",
+        "h20": "NVIDIA H20 96GB",
         "h200": "NVIDIA H200 SXM 141GB",
+        "l4": "NVIDIA L4",
         "l40s": "NVIDIA L40S",
         "mi300x": "AMD Instinct MI300X",
     },
     "llm": {
+        "deepseek-v3": "DeepSeek-V3",
         "llama-3.1-405b": "Llama 3.1 405B",
         "llama-3.1-70b": "Llama 3.1 70B",
         "llama-3.1-8b": "Llama 3.1 8B",
@@ -105,6 +115,8 @@ _TITLES: dict[str, dict[str, str]] = {
         "mixtral-8x7b": "Mixtral 8x7B",
         "qwen2.5-72b": "Qwen2.5 72B",
         "qwen2.5-7b": "Qwen2.5 7B",
+        "qwen3-30b-a3b": "Qwen3 30B-A3B",
+        "qwen3-32b": "Qwen3 32B",
     },
 }
 
@@ -217,33 +229,33 @@ def solve(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    arrival_rate = _number(arrival_rate, "arrival_rate")
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/s")
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate, "given", "arrival_rate", "request/s", False, "positive", ("positive", None, None))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
-    output_tokens = _number(output_tokens, "output_tokens")
+    output_tokens = _number(output_tokens, "output_tokens", "token")
     if not output_tokens > 0:
         _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
-    ttft_target = _number(ttft_target, "ttft_target")
+    ttft_target = _number(ttft_target, "ttft_target", "s")
     if not ttft_target > 0:
         _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     prefill_gpus = _number(prefill_gpus, "prefill_gpus")
@@ -253,19 +265,19 @@ def solve(
     if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
         _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
     _what = "default" if decode_weight_bytes is None else "given"
-    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes") * 8000000000
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
         _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if decode_kv_bytes_per_token is None else "given"
-    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token") * 8
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
     if not decode_kv_bytes_per_token > 0:
         _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if decode_bandwidth is None else "given"
-    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth") * 8000000000000
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if decode_memory is None else "given"
-    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory") * 8000000000
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     (
@@ -400,52 +412,52 @@ def min_prefill_gpus_stable(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    arrival_rate = _number(arrival_rate, "arrival_rate")
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/s")
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate, "given", "arrival_rate", "request/s", False, "positive", ("positive", None, None))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
-    output_tokens = _number(output_tokens, "output_tokens")
+    output_tokens = _number(output_tokens, "output_tokens", "token")
     if not output_tokens > 0:
         _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
-    ttft_target = _number(ttft_target, "ttft_target")
+    ttft_target = _number(ttft_target, "ttft_target", "s")
     if not ttft_target > 0:
         _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
     if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
         _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
     _what = "default" if decode_weight_bytes is None else "given"
-    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes") * 8000000000
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
         _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if decode_kv_bytes_per_token is None else "given"
-    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token") * 8
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
     if not decode_kv_bytes_per_token > 0:
         _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if decode_bandwidth is None else "given"
-    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth") * 8000000000000
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if decode_memory is None else "given"
-    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory") * 8000000000
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_min_prefill_gpus_stable(
@@ -463,7 +475,7 @@ def min_prefill_gpus_stable(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
-    return round(value)
+    return _answer_number(value, True)
 
 
 def min_prefill_gpus_latency(
@@ -533,52 +545,52 @@ def min_prefill_gpus_latency(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    arrival_rate = _number(arrival_rate, "arrival_rate")
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/s")
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate, "given", "arrival_rate", "request/s", False, "positive", ("positive", None, None))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
-    output_tokens = _number(output_tokens, "output_tokens")
+    output_tokens = _number(output_tokens, "output_tokens", "token")
     if not output_tokens > 0:
         _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
-    ttft_target = _number(ttft_target, "ttft_target")
+    ttft_target = _number(ttft_target, "ttft_target", "s")
     if not ttft_target > 0:
         _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
     if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
         _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
     _what = "default" if decode_weight_bytes is None else "given"
-    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes") * 8000000000
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
         _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if decode_kv_bytes_per_token is None else "given"
-    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token") * 8
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
     if not decode_kv_bytes_per_token > 0:
         _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if decode_bandwidth is None else "given"
-    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth") * 8000000000000
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if decode_memory is None else "given"
-    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory") * 8000000000
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_min_prefill_gpus_latency(
@@ -597,7 +609,7 @@ def min_prefill_gpus_latency(
         ttft_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
-    return round(value)
+    return _answer_number(value, True)
 
 
 def min_prefill_gpus(
@@ -667,52 +679,52 @@ def min_prefill_gpus(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    arrival_rate = _number(arrival_rate, "arrival_rate")
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/s")
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate, "given", "arrival_rate", "request/s", False, "positive", ("positive", None, None))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
-    output_tokens = _number(output_tokens, "output_tokens")
+    output_tokens = _number(output_tokens, "output_tokens", "token")
     if not output_tokens > 0:
         _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
-    ttft_target = _number(ttft_target, "ttft_target")
+    ttft_target = _number(ttft_target, "ttft_target", "s")
     if not ttft_target > 0:
         _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
     if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
         _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
     _what = "default" if decode_weight_bytes is None else "given"
-    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes") * 8000000000
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
         _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if decode_kv_bytes_per_token is None else "given"
-    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token") * 8
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
     if not decode_kv_bytes_per_token > 0:
         _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if decode_bandwidth is None else "given"
-    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth") * 8000000000000
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if decode_memory is None else "given"
-    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory") * 8000000000
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_min_prefill_gpus(
@@ -731,7 +743,7 @@ def min_prefill_gpus(
         ttft_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
-    return round(value)
+    return _answer_number(value, True)
 
 
 def max_batch_per_gpu_latency(
@@ -801,52 +813,52 @@ def max_batch_per_gpu_latency(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    arrival_rate = _number(arrival_rate, "arrival_rate")
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/s")
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate, "given", "arrival_rate", "request/s", False, "positive", ("positive", None, None))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
-    output_tokens = _number(output_tokens, "output_tokens")
+    output_tokens = _number(output_tokens, "output_tokens", "token")
     if not output_tokens > 0:
         _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
-    ttft_target = _number(ttft_target, "ttft_target")
+    ttft_target = _number(ttft_target, "ttft_target", "s")
     if not ttft_target > 0:
         _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     prefill_gpus = _number(prefill_gpus, "prefill_gpus")
     if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
         _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
     _what = "default" if decode_weight_bytes is None else "given"
-    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes") * 8000000000
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
         _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if decode_kv_bytes_per_token is None else "given"
-    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token") * 8
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
     if not decode_kv_bytes_per_token > 0:
         _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if decode_bandwidth is None else "given"
-    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth") * 8000000000000
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if decode_memory is None else "given"
-    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory") * 8000000000
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_max_batch_per_gpu_latency(
@@ -864,7 +876,7 @@ def max_batch_per_gpu_latency(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
-    return round(value)
+    return _answer_number(value, True)
 
 
 def max_batch_per_gpu_memory(
@@ -934,52 +946,52 @@ def max_batch_per_gpu_memory(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    arrival_rate = _number(arrival_rate, "arrival_rate")
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/s")
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate, "given", "arrival_rate", "request/s", False, "positive", ("positive", None, None))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
-    output_tokens = _number(output_tokens, "output_tokens")
+    output_tokens = _number(output_tokens, "output_tokens", "token")
     if not output_tokens > 0:
         _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
-    ttft_target = _number(ttft_target, "ttft_target")
+    ttft_target = _number(ttft_target, "ttft_target", "s")
     if not ttft_target > 0:
         _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     prefill_gpus = _number(prefill_gpus, "prefill_gpus")
     if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
         _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
     _what = "default" if decode_weight_bytes is None else "given"
-    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes") * 8000000000
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
         _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if decode_kv_bytes_per_token is None else "given"
-    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token") * 8
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
     if not decode_kv_bytes_per_token > 0:
         _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if decode_bandwidth is None else "given"
-    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth") * 8000000000000
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if decode_memory is None else "given"
-    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory") * 8000000000
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_max_batch_per_gpu_memory(
@@ -998,7 +1010,7 @@ def max_batch_per_gpu_memory(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
-    return round(value)
+    return _answer_number(value, True)
 
 
 def max_batch_per_gpu(
@@ -1068,52 +1080,52 @@ def max_batch_per_gpu(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    arrival_rate = _number(arrival_rate, "arrival_rate")
+    arrival_rate = _number(arrival_rate, "arrival_rate", "request/s")
     if not arrival_rate > 0:
         _require(arrival_rate, arrival_rate, "given", "arrival_rate", "request/s", False, "positive", ("positive", None, None))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
-    output_tokens = _number(output_tokens, "output_tokens")
+    output_tokens = _number(output_tokens, "output_tokens", "token")
     if not output_tokens > 0:
         _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
-    ttft_target = _number(ttft_target, "ttft_target")
+    ttft_target = _number(ttft_target, "ttft_target", "s")
     if not ttft_target > 0:
         _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
-    tpot_target = _number(tpot_target, "tpot_target") / 1000
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     prefill_gpus = _number(prefill_gpus, "prefill_gpus")
     if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
         _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
     _what = "default" if decode_weight_bytes is None else "given"
-    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes") * 8000000000
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
         _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
     _what = "default" if decode_kv_bytes_per_token is None else "given"
-    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token") * 8
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
     if not decode_kv_bytes_per_token > 0:
         _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
     _what = "default" if decode_bandwidth is None else "given"
-    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth") * 8000000000000
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
     _what = "default" if decode_memory is None else "given"
-    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory") * 8000000000
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_max_batch_per_gpu(
@@ -1132,7 +1144,7 @@ def max_batch_per_gpu(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
-    return round(value)
+    return _answer_number(value, True)
 
 
 def _ask_min_prefill_gpus_stable(
@@ -1189,7 +1201,7 @@ def _ask_min_prefill_gpus_stable(
         raise _question_error(
             e,
             _sides,
-            ("min_prefill_gpus_stable", "prefill_gpus", "", 1, "prefill_load <= 0.999", ">", (("prefill_load", "", 1), None), "positive integer, at least 1, at most 256", "min"),
+            ("min_prefill_gpus_stable", "prefill_gpus", "", 1, "prefill_load <= 0.999", ">", (("prefill_load", "", 1), None), "every positive whole number up to 256", "min"),
             titles,
         ) from None
 
@@ -1249,7 +1261,7 @@ def _ask_min_prefill_gpus_latency(
         raise _question_error(
             e,
             _sides,
-            ("min_prefill_gpus_latency", "prefill_gpus", "", 1, "prefill_ttft <= ttft_target", ">", (("prefill_ttft", "ms", 0.001), ("ttft_target", "s", 1)), "positive integer, at least 1, at most 256", "min"),
+            ("min_prefill_gpus_latency", "prefill_gpus", "", 1, "prefill_ttft <= ttft_target", ">", (("prefill_ttft", "ms", 0.001), ("ttft_target", "s", 1)), "every positive whole number up to 256", "min"),
             titles,
         ) from None
 
@@ -1314,7 +1326,7 @@ def _ask_min_prefill_gpus(
         raise _question_error(
             e,
             None,
-            ("min_prefill_gpus", "prefill_gpus", "", 1, "prefill_load <= 0.999 and prefill_ttft <= ttft_target", "", (None, None), "positive integer, at least 1, at most 256", "min"),
+            ("min_prefill_gpus", "prefill_gpus", "", 1, "prefill_load <= 0.999 and prefill_ttft <= ttft_target", "", (None, None), "every positive whole number up to 256", "min"),
             titles,
         ) from None
 
@@ -1373,7 +1385,7 @@ def _ask_max_batch_per_gpu_latency(
         raise _question_error(
             e,
             _sides,
-            ("max_batch_per_gpu_latency", "batch_per_gpu", "", 1, "decode.tpot <= tpot_target", ">", (("decode_tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "positive integer, at least 1", "max"),
+            ("max_batch_per_gpu_latency", "batch_per_gpu", "", 1, "decode.tpot <= tpot_target", ">", (("decode_tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "every positive whole number", "max"),
             titles,
         ) from None
 
@@ -1433,7 +1445,7 @@ def _ask_max_batch_per_gpu_memory(
         raise _question_error(
             e,
             _sides,
-            ("max_batch_per_gpu_memory", "batch_per_gpu", "", 1, "decode.step_bytes <= decode.memory", ">", (("decode_step_bytes", "GB", 8000000000), ("decode_memory", "GB", 8000000000)), "positive integer, at least 1", "max"),
+            ("max_batch_per_gpu_memory", "batch_per_gpu", "", 1, "decode.step_bytes <= decode.memory", ">", (("decode_step_bytes", "GB", 8000000000), ("decode_memory", "GB", 8000000000)), "every positive whole number", "max"),
             titles,
         ) from None
 
@@ -1498,7 +1510,7 @@ def _ask_max_batch_per_gpu(
         raise _question_error(
             e,
             None,
-            ("max_batch_per_gpu", "batch_per_gpu", "", 1, "decode.tpot <= tpot_target and decode.step_bytes <= decode.memory", "", (None, None), "positive integer, at least 1", "max"),
+            ("max_batch_per_gpu", "batch_per_gpu", "", 1, "decode.tpot <= tpot_target and decode.step_bytes <= decode.memory", "", (None, None), "every positive whole number", "max"),
             titles,
         ) from None
 
@@ -2155,6 +2167,12 @@ def _shown(x) -> str:
         return f"{'-' if x < 0 else ''}{str(lead)[0]}.{str(lead)[1:6]}e+{e}"
 
 
+def _answer_number(x, whole: bool):
+    """A question's answer as a generated function returns it, in its display unit: an int where its variable
+    takes whole numbers on a whole step (118), else a float (12.37); both flavours return it so."""
+    return round(x) if whole else float(x)
+
+
 def _real(x, what: str):
     """x as a finite real number, or an error that says what it is instead."""
     if isinstance(x, complex):
@@ -2166,9 +2184,11 @@ def _real(x, what: str):
     return x
 
 
-def _admits(x, kind: str, lo=None, hi=None) -> bool:
-    """Whether x lies in a variable's domain: real, of the right sign, within min and max."""
+def _admits(x, kind: str, lo=None, hi=None, values=None) -> bool:
+    """Whether x lies in a variable's domain: real, of the right sign, within min and max, one of its set's values."""
     if isinstance(x, complex) or x != x:
+        return False
+    if values is not None and not _member(x, values):
         return False
     if kind == "positive" and not x > 0:
         return False
@@ -2177,6 +2197,13 @@ def _admits(x, kind: str, lo=None, hi=None) -> bool:
     if lo is not None and x < lo:
         return False
     return not (hi is not None and x > hi)
+
+
+def _member(x, values) -> bool:
+    """x is one of the set's values (exact ones; a float to 1e-12 relative, as a computed 0.1 s is 1/10 s)."""
+    if not isinstance(x, float):
+        return x in values
+    return any(x == v or abs(x - v) <= 1e-12 * abs(v) for v in values)
 
 
 def _require(x, shown_value, what: str, name: str, unit: str, integer: bool, text: str, domain: tuple) -> None:
@@ -2256,29 +2283,30 @@ class _NoAnswer(ValueError):
         self.kind, self.at, self.where, self.boundary, self.searched = kind, at, where, boundary, searched
 
 
-def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool, integer: bool = False) -> tuple:
+def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool, integer: bool = False, values=None) -> tuple:
     """(value, how, stepped_back): how is 'boundary', 'edge', 'floor', 'ceiling' or 'search'; raises NoAnswer.
 
     boundary: the closed-form boundary's value or None; feasible(x), admissible(x): the condition
     holds at x, x is in the variable's domain; closed: boundary is a closed form; step: the rounding
     grid (None: none); lo, hi: the domain's edges (None: open); probe: where a search starts;
-    integer: the variable takes whole numbers (of its base unit: step is then its unit).
+    integer: the variable takes whole numbers (of its base unit: step is then its unit); values: its finite
+    set (None: none), every value of which is tried, the closed form's boundary aside.
     """
-    if boundary is not None and closed:
+    if boundary is not None and closed and values is None:
         try:
             return _from_boundary(boundary, feasible, admissible, seek, step, lo, hi, strict)
         except _NoAnswer as near:
             if not near.where == "neither side":
                 raise  # the closed form settles it (an open set has no largest value; an unbounded one no edge)
             try:  # no point near the closed-form boundary meets the condition: search the whole domain before saying so
-                return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+                return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
             except _NoAnswer as far:
                 near.searched = far.searched  # the boundary's point says more than the search's last one
                 raise near from None
-    return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+    return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
 
 
-def _combine(limits, feasible, admissible, seek: str, step, lo, hi, probe, integer: bool = False) -> tuple:
+def _combine(limits, feasible, admissible, seek: str, step, lo, hi, probe, integer: bool = False, values=None) -> tuple:
     """A question with several conditions: (value, how, binding) from each condition's own answer; raises NoAnswer.
 
     limits: (label, value, kind) per condition, kind 'answer', 'infeasible' or 'unbounded'
@@ -2292,12 +2320,12 @@ def _combine(limits, feasible, admissible, seek: str, step, lo, hi, probe, integ
     failing = tuple(label for label, _, kind in limits if kind == "infeasible")
     if failing:
         raise _NoAnswer("infeasible", at=failing)
-    values = [v for _, v, kind in limits if kind == "answer"]
-    if values:
-        best = min(values) if seek == "max" else max(values)
+    answers = [v for _, v, kind in limits if kind == "answer"]
+    if answers:
+        best = min(answers) if seek == "max" else max(answers)
         if admissible(best) and _holds(feasible, best):
             return best, "limit", tuple(label for label, v, kind in limits if kind == "answer" and v == best)
-    value, how, _ = _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+    value, how, _ = _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
     return value, how, ()
 
 
@@ -2308,7 +2336,7 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     delta = max(abs(b) / 10**6, step / 2 if step else 0)
     below, above = feasible(b - delta), feasible(b + delta)
     if not below and not above:
-        raise _NoAnswer("infeasible", at=b - delta if want_max else b + delta, where="neither side")
+        raise _NoAnswer("infeasible", at=_inside([b - delta if want_max else b + delta, b + delta if want_max else b - delta], admissible), where="neither side")
     if below and above:
         if edge is None:
             raise _NoAnswer("unbounded", where="values on both sides of", boundary=b)
@@ -2334,14 +2362,21 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
         if not ((not strict) if on_b else feasible(value)):  # a strict condition fails on the step: one back
             value, on_b, stepped_back = (n - 1 if want_max else n + 1) * step, False, True
     if not admissible(value) or not ((not strict) if on_b else feasible(value)):
-        raise _NoAnswer("infeasible", at=lo if lo is not None and want_max else value)
+        past = [value + k * step for k in (1, 2)] if step else []  # toward the side where the condition fails
+        raise _NoAnswer("infeasible", at=_inside([lo if want_max else hi, value, *(past if want_max else [value - (x - value) for x in past]), b], admissible))
     return value, how, stepped_back
 
 
-def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tuple:
+def _inside(candidates, admissible):
+    """The point a no-answer message shows: the first candidate the domain admits (a boundary just above 0
+    floors to 0, and half a step below it is negative: outside a positive domain), else the first."""
+    return next((x for x in candidates if x is not None and admissible(x)), candidates[0])
+
+
+def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values=None) -> tuple:
     want_max = seek == "max"
     unit = step if integer and step else 1
-    pts = [x for x in _grid(lo, hi, probe, integer, unit) if admissible(x)]
+    pts = [x for x in (values or _grid(lo, hi, probe, integer, unit)) if admissible(x)]
     ok = _scan(feasible, pts, want_max, (hi if want_max else lo) is not None)
     if not any(ok):
         at = lo if lo is not None else hi if hi is not None else probe  # the point a reader would try first
@@ -2357,6 +2392,8 @@ def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tu
         edge = pts[run - 1] if want_max else pts[run]
         raise _NoAnswer("unbounded", where="every value above" if want_max else "every value below", boundary=edge, searched=(pts[0], pts[-1]))
     good, bad = pts[i], pts[i + 1] if want_max else pts[i - 1]
+    if values:  # every value of the set was tried: none lies between neighbours
+        return good, "set", False
     for _ in range(200):  # bisect between the extreme feasible point and its infeasible neighbour
         if integer:
             if abs(bad - good) <= unit:
@@ -2403,15 +2440,16 @@ def _holds(feasible, x) -> bool:
     return bool(feasible(x))
 
 
-def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:
+def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, boundary: str) -> ChainError:
     """The error for a question without an answer, from its pieces as text: one wording everywhere.
 
-    at: 'batch = 1'; sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
-    'tpot_target = 10 ms/token'); span: 'searched batch from 1 to 1e+19' or ''; boundary: the NoAnswer's boundary as text.
+    domain: what was searched in words ('every positive whole number', values.domain_words); at: 'batch = 1';
+    sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
+    'tpot_target = 10 ms/token'); boundary: the NoAnswer's boundary as text.
     """
     if e.kind == "infeasible":
         left, negated, right = sides
-        hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
+        hint = f"no {find} meets the condition{on} (searched {domain}); change another input or the target"
         return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
@@ -2436,12 +2474,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
@@ -2493,17 +2540,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
-    span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
     if e.kind == "infeasible" and sides is not None:
         try:
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
-            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", (f"{span}; " if span else "") + err.hint)
+            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     on = f" on {' with '.join(titles)}" if titles else ""
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
-    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
 
 
 class _Budget:

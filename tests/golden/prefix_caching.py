@@ -33,17 +33,21 @@ LLM_LINEAR_FLOPS_PER_TOKEN = 16060522496  # FLOP/token: forward FLOPs per token 
 
 # every GPU of the catalog, values in the field units above (None: the entry has no such value)
 GPUS: dict[str, dict[str, float | None]] = {
+    "a100-sxm-40gb": {"flops_bf16": 312},
     "a100-sxm-80gb": {"flops_bf16": 312},
     "b200": {"flops_bf16": 2250},
     "h100-pcie": {"flops_bf16": 756},
     "h100-sxm": {"flops_bf16": GPU_FLOPS_BF16},
+    "h20": {"flops_bf16": 148},
     "h200": {"flops_bf16": 989},
+    "l4": {"flops_bf16": 121},
     "l40s": {"flops_bf16": 362.05},
     "mi300x": {"flops_bf16": 1307.4},
 }
 
 # every LLM of the catalog, values in the field units above (None: the entry has no such value)
 LLMS: dict[str, dict[str, float | None]] = {
+    "deepseek-v3": {"attention_flops_per_pair": 4997120, "linear_flops_per_token": 75051756544},
     "llama-3.1-405b": {"attention_flops_per_pair": 8257536, "linear_flops_per_token": 811706777600},
     "llama-3.1-70b": {"attention_flops_per_pair": 2621440, "linear_flops_per_token": 141107412992},
     "llama-3.1-8b": {"attention_flops_per_pair": LLM_ATTENTION_FLOPS_PER_PAIR, "linear_flops_per_token": LLM_LINEAR_FLOPS_PER_TOKEN},
@@ -52,19 +56,25 @@ LLMS: dict[str, dict[str, float | None]] = {
     "mixtral-8x7b": {"attention_flops_per_pair": 524288, "linear_flops_per_token": 25759850496},
     "qwen2.5-72b": {"attention_flops_per_pair": 2621440, "linear_flops_per_token": 145412407296},
     "qwen2.5-7b": {"attention_flops_per_pair": 401408, "linear_flops_per_token": 15231233024},
+    "qwen3-30b-a3b": {"attention_flops_per_pair": 786432, "linear_flops_per_token": 6706065408},
+    "qwen3-32b": {"attention_flops_per_pair": 2097152, "linear_flops_per_token": 65524246528},
 }
 
 _TITLES: dict[str, dict[str, str]] = {
     "gpu": {
+        "a100-sxm-40gb": "NVIDIA A100 SXM 40GB",
         "a100-sxm-80gb": "NVIDIA A100 SXM 80GB",
         "b200": "NVIDIA B200 HGX",
         "h100-pcie": "NVIDIA H100 PCIe 80GB",
         "h100-sxm": "NVIDIA H100 SXM5 80GB",
+        "h20": "NVIDIA H20 96GB",
         "h200": "NVIDIA H200 SXM 141GB",
+        "l4": "NVIDIA L4",
         "l40s": "NVIDIA L40S",
         "mi300x": "AMD Instinct MI300X",
     },
     "llm": {
+        "deepseek-v3": "DeepSeek-V3",
         "llama-3.1-405b": "Llama 3.1 405B",
         "llama-3.1-70b": "Llama 3.1 70B",
         "llama-3.1-8b": "Llama 3.1 8B",
@@ -73,6 +83,8 @@ _TITLES: dict[str, dict[str, str]] = {
         "mixtral-8x7b": "Mixtral 8x7B",
         "qwen2.5-72b": "Qwen2.5 72B",
         "qwen2.5-7b": "Qwen2.5 7B",
+        "qwen3-30b-a3b": "Qwen3 30B-A3B",
+        "qwen3-32b": "Qwen3 32B",
     },
 }
 
@@ -157,33 +169,33 @@ def solve(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "linear_flops_per_token")) from None
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
     hit_rate = _number(hit_rate, "hit_rate")
     if not (hit_rate >= 0 and hit_rate <= 1):
         _require(hit_rate, hit_rate, "given", "hit_rate", "", False, "nonnegative, at most 1", ("nonnegative", None, 1))
-    block_size = _number(block_size, "block_size")
+    block_size = _number(block_size, "block_size", "token")
     if not block_size > 0:
         _require(block_size, block_size, "given", "block_size", "token", False, "positive", ("positive", None, None))
     queue_rounds = _number(queue_rounds, "queue_rounds")
     if not queue_rounds >= 1:
         _require(queue_rounds, queue_rounds, "given", "queue_rounds", "", False, "positive, at least 1", ("positive", 1, None))
-    ttft_target = _number(ttft_target, "ttft_target") / 1000
+    ttft_target = _number(ttft_target, "ttft_target", "ms") / 1000
     if not ttft_target > 0:
         _require(ttft_target, ttft_target * 1000, "given", "ttft_target", "ms", False, "positive", ("positive", None, None))
     achieved_flops, cached_tokens, new_tokens, full_prefill, ttft, prefill_saved, token_saving, time_saving, queue_gain = _solve_prefix_caching(
@@ -269,30 +281,30 @@ def min_hit_rate(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "linear_flops_per_token")) from None
     _what = "default" if linear_flops_per_token is None else "given"
-    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token")
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
         _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
     _what = "default" if attention_flops_per_pair is None else "given"
-    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair")
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
     if not attention_flops_per_pair > 0:
         _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
     _what = "default" if peak_flops is None else "given"
-    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops") * 1000000000000
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
     if not peak_flops > 0:
         _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
-    prompt_tokens = _number(prompt_tokens, "prompt_tokens")
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
     if not prompt_tokens > 0:
         _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
-    block_size = _number(block_size, "block_size")
+    block_size = _number(block_size, "block_size", "token")
     if not block_size > 0:
         _require(block_size, block_size, "given", "block_size", "token", False, "positive", ("positive", None, None))
     queue_rounds = _number(queue_rounds, "queue_rounds")
     if not queue_rounds >= 1:
         _require(queue_rounds, queue_rounds, "given", "queue_rounds", "", False, "positive, at least 1", ("positive", 1, None))
-    ttft_target = _number(ttft_target, "ttft_target") / 1000
+    ttft_target = _number(ttft_target, "ttft_target", "ms") / 1000
     if not ttft_target > 0:
         _require(ttft_target, ttft_target * 1000, "given", "ttft_target", "ms", False, "positive", ("positive", None, None))
     value = _ask_min_hit_rate(
@@ -306,7 +318,7 @@ def min_hit_rate(
         ttft_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
-    return float(value)
+    return _answer_number(value, False)
 
 
 def _ask_min_hit_rate(attention_flops_per_pair, block_size, linear_flops_per_token, mfu, peak_flops, prompt_tokens, queue_rounds, ttft_target, titles):
@@ -335,7 +347,7 @@ def _ask_min_hit_rate(attention_flops_per_pair, block_size, linear_flops_per_tok
         raise _question_error(
             e,
             _sides,
-            ("min_hit_rate", "hit_rate", "", 1, "ttft <= ttft_target", ">", (("ttft", "ms", 0.001), ("ttft_target", "ms", 0.001)), "nonnegative, at most 1", "min"),
+            ("min_hit_rate", "hit_rate", "", 1, "ttft <= ttft_target", ">", (("ttft", "ms", 0.001), ("ttft_target", "ms", 0.001)), "every non-negative value up to 1", "min"),
             titles,
         ) from None
 
@@ -531,6 +543,34 @@ def _shown(x) -> str:
         return f"{'-' if x < 0 else ''}{str(lead)[0]}.{str(lead)[1:6]}e+{e}"
 
 
+def _answer_number(x, whole: bool):
+    """A question's answer as a generated function returns it, in its display unit: an int where its variable
+    takes whole numbers on a whole step (118), else a float (12.37); both flavours return it so."""
+    return round(x) if whole else float(x)
+
+
+def _domain_words(kind: str, integer: bool, lo=None, hi=None, unit: str = "") -> str:
+    """A domain as a person says what was searched: 'every positive whole number', 'every value from 1 to 64 ms'.
+
+    lo, hi: the declared bounds in the display unit (None: open); a bound the sign implies (a positive
+    whole number is at least 1) is not repeated.
+    """
+    noun = "whole number" if integer else "value"
+    sign = {"positive": "positive ", "nonnegative": "non-negative "}.get(kind, "")
+    if lo is not None and integer and ((kind == "positive" and 0 < lo <= 1) or (kind == "nonnegative" and -1 < lo <= 0)):
+        lo = None  # the sign says it
+    if lo is not None and (lo > 0 or (lo >= 0 and kind != "positive")):
+        sign = ""  # the bound says more than the sign
+    unit = f" {unit}" if unit else ""
+    if lo is not None and hi is not None:
+        return f"every {sign}{noun} from {_shown(lo)} to {_shown(hi)}{unit}"
+    if lo is not None:
+        return f"every {sign}{noun} from {_shown(lo)}{unit} up"
+    if hi is not None:
+        return f"every {sign}{noun} up to {_shown(hi)}{unit}"
+    return f"every {sign}{noun}"
+
+
 def _real(x, what: str):
     """x as a finite real number, or an error that says what it is instead."""
     if isinstance(x, complex):
@@ -542,9 +582,11 @@ def _real(x, what: str):
     return x
 
 
-def _admits(x, kind: str, lo=None, hi=None) -> bool:
-    """Whether x lies in a variable's domain: real, of the right sign, within min and max."""
+def _admits(x, kind: str, lo=None, hi=None, values=None) -> bool:
+    """Whether x lies in a variable's domain: real, of the right sign, within min and max, one of its set's values."""
     if isinstance(x, complex) or x != x:
+        return False
+    if values is not None and not _member(x, values):
         return False
     if kind == "positive" and not x > 0:
         return False
@@ -553,6 +595,13 @@ def _admits(x, kind: str, lo=None, hi=None) -> bool:
     if lo is not None and x < lo:
         return False
     return not (hi is not None and x > hi)
+
+
+def _member(x, values) -> bool:
+    """x is one of the set's values (exact ones; a float to 1e-12 relative, as a computed 0.1 s is 1/10 s)."""
+    if not isinstance(x, float):
+        return x in values
+    return any(x == v or abs(x - v) <= 1e-12 * abs(v) for v in values)
 
 
 def _require(x, shown_value, what: str, name: str, unit: str, integer: bool, text: str, domain: tuple) -> None:
@@ -681,13 +730,15 @@ def _bracket_root(f, start: float | None, scale: float, kind: str, lo: float | N
         fm = f(m)
         if fm == 0:
             return m
+        if math.isnan(fm):  # no value inside the bracket (a pole's point: 1/x at 0): the sides do not cross, they jump
+            raise _NoRoot(min(a, b), max(a, b), m)
         if (fm > 0) == (fa > 0):
             a, fa = m, fm
         else:
             b, fb = m, fm
         if abs(b - a) <= 1e-13 * max(abs(a), abs(b)):
             break
-    if abs(fa - fb) > 1e-6 * size:
+    if not abs(fa - fb) <= 1e-6 * size:  # not: an infinite side is a jump too
         raise _NoRoot(min(a, b), max(a, b), (a + b) / 2)
     return (a + b) / 2
 
@@ -867,8 +918,8 @@ def _root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, wh
         roots = sorted([*roots, first])
     if not roots:
         if not jumps:
-            span = f"{_shown(low / scale)} to {_shown(high / scale)} {unit}".rstrip() if low is not None else "its domain"
-            raise ChainError(f"no value of {name} solves {where}", f"searched {name} from {span} and the two sides never crossed")
+            span = _searched(kind, False, lo, hi, scale, unit)
+            raise ChainError(f"no value of {name} solves {where}", f"searched {span} of {name} and the two sides never crossed")
         at = ", ".join(f"{name} = {_shown(j / scale)} {unit}".rstrip() for j in jumps[:3])
         hint = f"the two sides jump past each other at {at} (a step of ceil, floor or a condition, or a pole); ask a question with such_that: instead"
         raise ChainError(f"no value of {name} makes {where.replace(': ', ' hold exactly: ', 1)}", hint)
@@ -927,8 +978,7 @@ def _integer_root(f, start, scale: float, kind: str, lo, hi, name: str, unit: st
                 f"no whole {name} solves {where}",
                 f"the two sides cross between {name} = {at} {unit}".rstrip() + f"; ask a question with such_that: for the smallest or largest {name} that meets a bound",
             )
-        span = f"{_shown(vals[0][0] / scale)} to {_shown(vals[-1][0] / scale)} {unit}".rstrip() if vals else "its domain"
-        raise ChainError(f"no whole {name} solves {where}", f"searched the whole numbers {name} from {span} and the two sides never crossed")
+        raise ChainError(f"no whole {name} solves {where}", f"searched {_searched(kind, True, lo, hi, scale, unit)} of {name} and the two sides never crossed")
     ordered = sorted(roots)
     chosen = min(ordered, key=lambda r: abs(r - start) if start is not None else abs(r))
     notes = []
@@ -939,6 +989,11 @@ def _integer_root(f, start, scale: float, kind: str, lo, hi, name: str, unit: st
     return chosen, notes
 
 
+def _searched(kind: str, integer: bool, lo, hi, scale, unit: str) -> str:
+    """The domain a root search covered, in words (values.domain_words), never the grid's internal ends."""
+    return _domain_words(kind, integer, None if lo is None else lo / scale, None if hi is None else hi / scale, unit)
+
+
 class _NoAnswer(ValueError):
     """No value meets the condition (`at`: the point that shows it), or none is the extreme (`where`)."""
 
@@ -947,26 +1002,27 @@ class _NoAnswer(ValueError):
         self.kind, self.at, self.where, self.boundary, self.searched = kind, at, where, boundary, searched
 
 
-def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool, integer: bool = False) -> tuple:
+def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, closed: bool, strict: bool, integer: bool = False, values=None) -> tuple:
     """(value, how, stepped_back): how is 'boundary', 'edge', 'floor', 'ceiling' or 'search'; raises NoAnswer.
 
     boundary: the closed-form boundary's value or None; feasible(x), admissible(x): the condition
     holds at x, x is in the variable's domain; closed: boundary is a closed form; step: the rounding
     grid (None: none); lo, hi: the domain's edges (None: open); probe: where a search starts;
-    integer: the variable takes whole numbers (of its base unit: step is then its unit).
+    integer: the variable takes whole numbers (of its base unit: step is then its unit); values: its finite
+    set (None: none), every value of which is tried, the closed form's boundary aside.
     """
-    if boundary is not None and closed:
+    if boundary is not None and closed and values is None:
         try:
             return _from_boundary(boundary, feasible, admissible, seek, step, lo, hi, strict)
         except _NoAnswer as near:
             if not near.where == "neither side":
                 raise  # the closed form settles it (an open set has no largest value; an unbounded one no edge)
             try:  # no point near the closed-form boundary meets the condition: search the whole domain before saying so
-                return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+                return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
             except _NoAnswer as far:
                 near.searched = far.searched  # the boundary's point says more than the search's last one
                 raise near from None
-    return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer)
+    return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
 
 
 def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple:
@@ -976,7 +1032,7 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
     delta = max(abs(b) / 10**6, step / 2 if step else 0)
     below, above = feasible(b - delta), feasible(b + delta)
     if not below and not above:
-        raise _NoAnswer("infeasible", at=b - delta if want_max else b + delta, where="neither side")
+        raise _NoAnswer("infeasible", at=_inside([b - delta if want_max else b + delta, b + delta if want_max else b - delta], admissible), where="neither side")
     if below and above:
         if edge is None:
             raise _NoAnswer("unbounded", where="values on both sides of", boundary=b)
@@ -1002,14 +1058,21 @@ def _from_boundary(b, feasible, admissible, seek, step, lo, hi, strict) -> tuple
         if not ((not strict) if on_b else feasible(value)):  # a strict condition fails on the step: one back
             value, on_b, stepped_back = (n - 1 if want_max else n + 1) * step, False, True
     if not admissible(value) or not ((not strict) if on_b else feasible(value)):
-        raise _NoAnswer("infeasible", at=lo if lo is not None and want_max else value)
+        past = [value + k * step for k in (1, 2)] if step else []  # toward the side where the condition fails
+        raise _NoAnswer("infeasible", at=_inside([lo if want_max else hi, value, *(past if want_max else [value - (x - value) for x in past]), b], admissible))
     return value, how, stepped_back
 
 
-def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tuple:
+def _inside(candidates, admissible):
+    """The point a no-answer message shows: the first candidate the domain admits (a boundary just above 0
+    floors to 0, and half a step below it is negative: outside a positive domain), else the first."""
+    return next((x for x in candidates if x is not None and admissible(x)), candidates[0])
+
+
+def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values=None) -> tuple:
     want_max = seek == "max"
     unit = step if integer and step else 1
-    pts = [x for x in _grid(lo, hi, probe, integer, unit) if admissible(x)]
+    pts = [x for x in (values or _grid(lo, hi, probe, integer, unit)) if admissible(x)]
     ok = _scan(feasible, pts, want_max, (hi if want_max else lo) is not None)
     if not any(ok):
         at = lo if lo is not None else hi if hi is not None else probe  # the point a reader would try first
@@ -1025,6 +1088,8 @@ def _from_search(feasible, admissible, seek, step, lo, hi, probe, integer) -> tu
         edge = pts[run - 1] if want_max else pts[run]
         raise _NoAnswer("unbounded", where="every value above" if want_max else "every value below", boundary=edge, searched=(pts[0], pts[-1]))
     good, bad = pts[i], pts[i + 1] if want_max else pts[i - 1]
+    if values:  # every value of the set was tried: none lies between neighbours
+        return good, "set", False
     for _ in range(200):  # bisect between the extreme feasible point and its infeasible neighbour
         if integer:
             if abs(bad - good) <= unit:
@@ -1071,15 +1136,16 @@ def _holds(feasible, x) -> bool:
     return bool(feasible(x))
 
 
-def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, span: str, boundary: str) -> ChainError:
+def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str, domain: str, on: str, at: str, sides: tuple, boundary: str) -> ChainError:
     """The error for a question without an answer, from its pieces as text: one wording everywhere.
 
-    at: 'batch = 1'; sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
-    'tpot_target = 10 ms/token'); span: 'searched batch from 1 to 1e+19' or ''; boundary: the NoAnswer's boundary as text.
+    domain: what was searched in words ('every positive whole number', values.domain_words); at: 'batch = 1';
+    sides: the condition's two sides there and the negated operator ('tpot = 42.3 ms/token', '>',
+    'tpot_target = 10 ms/token'); boundary: the NoAnswer's boundary as text.
     """
     if e.kind == "infeasible":
         left, negated, right = sides
-        hint = (f"{span}: " if span else "") + f"no {find} in its domain ({domain}) meets the condition{on}; change another input or the target"
+        hint = f"no {find} meets the condition{on} (searched {domain}); change another input or the target"
         return ChainError(f"question {question}: no {find} meets {condition}: at {at}, " + " ".join(x for x in (left, negated, right) if x), hint, "infeasible")
     where = e.where if e.boundary is None else f"{e.where} {boundary}"
     bound, other = ("largest", "min") if seek == "max" else ("smallest", "max")
@@ -1098,12 +1164,21 @@ def _problem(e: BaseException) -> str:
     return {"math domain error": "leaves the domain of a function (the root or logarithm of a negative number)"}.get(text, text)
 
 
-def _number(x, name: str):
-    """A caller's argument must be one real number: a str ('12'), a bool or a list is refused, not computed with."""
+def _number(x, name: str, unit: str = ""):
+    """A caller's argument must be one real number, in its display unit: a str ('12', '10ms'), a bool or a list is refused, not computed with."""
     if isinstance(x, (str, bytes, bool)) or not hasattr(x, "__float__") or getattr(x, "ndim", 0):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
-        raise ChainError(f"{name} = {x!r} is not a number", f"pass {name} as an int or a float, in its display unit{arrays}")
+        raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _pass_as(x, name: str, unit: str, what: str) -> str:
+    """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
+    text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")
+    if isinstance(x, str):  # '10ms': chainc parses quantities, a module takes numbers
+        lead = x.strip()[: len(x.strip()) - len(x.strip().lstrip("0123456789."))] or "10"
+        text += f"; a module reads no units from text: write {name}={lead}" + (f" for {lead} {unit}" if unit else "")
+    return text
 
 
 def _failed(e: BaseException, name: str, where: str) -> ChainError:
@@ -1171,17 +1246,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
-    span = f"searched {find} from {_shown(e.searched[0] / factor)} to {_shown(e.searched[1] / factor)} {unit}".rstrip() if e.searched else ""
     if e.kind == "infeasible" and sides is not None:
         try:
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
-            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", (f"{span}; " if span else "") + err.hint)
+            return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
         texts = (show(labels[0], left), negated, show(labels[1], right))
     on = f" on {' with '.join(titles)}" if titles else ""
     at = show((find, unit, factor), e.at) if e.at is not None else ""
     boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
-    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, span, boundary)
+    return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
 
 
 class _Budget:
