@@ -71,20 +71,20 @@ def test_paged_kv_reproduces_the_published_startup_log(length, torch_peak, kv_lo
     values = dict(LOG_20K, activation_peak=f"{float(activations)} GiB", max_model_len=f"{length} token")
     s = chainc.solve(model("paged-kv"), values)
     budget, blocks, tokens, concurrency = vllm_pool(gib("23.58"), gib("14.9888"), activations * GIB, gib("0.35"), length)
-    assert s.display("kv_budget") == pytest.approx(float(budget / GIB), rel=1e-12)
-    assert s.display("gpu_blocks") == blocks and s.display("cache_tokens") == tokens
-    assert s.display("max_concurrency") == pytest.approx(float(concurrency), rel=1e-12)
+    assert s.value("kv_budget") == pytest.approx(float(budget / GIB), rel=1e-12)
+    assert s.value("gpu_blocks") == blocks and s.value("cache_tokens") == tokens
+    assert s.value("max_concurrency") == pytest.approx(float(concurrency), rel=1e-12)
     # to the log's rounding: memory in GiB to 2 decimals, concurrency to 2 decimals
-    assert f"{s.display('kv_budget'):.2f}" == kv_logged
-    assert f"{s.display('max_concurrency'):.2f}" == concurrency_logged
+    assert f"{s.value('kv_budget'):.2f}" == kv_logged
+    assert f"{s.value('max_concurrency'):.2f}" == concurrency_logged
     assert f"{blocks_logged * 16 / length:.2f}" == concurrency_logged  # the logged blocks give the logged line too
     # five memories each rounded to 0.01 GiB move the budget by under 0.0125 GiB, 6.4 blocks of 2 MiB
-    assert abs(s.display("gpu_blocks") - blocks_logged) <= 6
+    assert abs(s.value("gpu_blocks") - blocks_logged) <= 6
 
 
 def test_paged_kv_reproduces_the_h100_profile_of_pr_10511():
     s = chainc.solve(model("paged-kv"), total_memory="79.22 GiB", weight_memory="14.96 GiB")
-    assert f"{s.display('kv_budget'):.2f}" == "53.29"  # available_kv_cache_memory 53.29GiB
+    assert f"{s.value('kv_budget'):.2f}" == "53.29"  # available_kv_cache_memory 53.29GiB
 
 
 @pytest.mark.parametrize(("gpu", "name"), [("h100-sxm", "llama-3.1-8b"), ("h200", "llama-3.1-8b"), ("a100-sxm-80gb", "qwen2.5-7b"), ("l40s", "mistral-7b")])
@@ -115,8 +115,8 @@ def dollars_per_million(price_per_hour, tokens_per_s, busy=1):
 )
 def test_cost_per_token_matches_the_published_examples(price, rate, busy, published):
     s = chainc.solve(model("cost-per-token"), price_per_gpu_hour=f"{price} USD/h", throughput=f"{rate} token/s", busy_fraction=busy)
-    assert s.display("cost_per_million") == pytest.approx(float(dollars_per_million(price, rate, busy)), rel=1e-12)
-    assert f"{s.display('cost_per_million'):.2f}" == published
+    assert s.value("cost_per_million") == pytest.approx(float(dollars_per_million(price, rate, busy)), rel=1e-12)
+    assert f"{s.value('cost_per_million'):.2f}" == published
 
 
 @pytest.mark.parametrize(("price", "target", "gpus"), [("2", "0.05", 1), ("3.5", "0.2", 2), ("1.29", "0.013", 8)])
@@ -143,10 +143,10 @@ def prefill(m, peak, prompt, hit, mfu=F("0.5"), block=16):
 def test_prefix_caching_default_numbers():
     s = chainc.solve(model("prefix-caching"))
     cached, full, ttft = prefill(llm("llama-3.1-8b"), GPUS["h100-sxm"][2], 8192, "0.5")
-    assert s.display("cached_tokens") == cached == 4096
-    assert s.display("full_prefill") == pytest.approx(float(full * 1000), rel=1e-12)
-    assert s.display("ttft") == pytest.approx(float(ttft * 1000), rel=1e-12)
-    assert s.display("queue_gain") == pytest.approx(8 * 0.5 / 9, rel=1e-12)  # k r / (k + 1), vllm-ascend PR 7468
+    assert s.value("cached_tokens") == cached == 4096
+    assert s.value("full_prefill") == pytest.approx(float(full * 1000), rel=1e-12)
+    assert s.value("ttft") == pytest.approx(float(ttft * 1000), rel=1e-12)
+    assert s.value("queue_gain") == pytest.approx(8 * 0.5 / 9, rel=1e-12)  # k r / (k + 1), vllm-ascend PR 7468
 
 
 @pytest.mark.parametrize(
@@ -182,10 +182,10 @@ def mixed_step(gpu, name, budget, decoders=64, context=2048, prompt=32768, mfu=F
 def test_chunked_prefill_default_numbers():
     s = chainc.solve(model("chunked-prefill"))
     steps, memory_time, compute_time, step, ttft = mixed_step("h100-sxm", "llama-3.1-8b", 2048)
-    assert s.display("chunks") == steps == 17
-    assert s.display("memory_time") == pytest.approx(float(memory_time * 1000), rel=1e-12)
-    assert s.display("compute_time") == pytest.approx(float(compute_time * 1000), rel=1e-12)
-    assert s.display("ttft") == pytest.approx(float(ttft), rel=1e-12)
+    assert s.value("chunks") == steps == 17
+    assert s.value("memory_time") == pytest.approx(float(memory_time * 1000), rel=1e-12)
+    assert s.value("compute_time") == pytest.approx(float(compute_time * 1000), rel=1e-12)
+    assert s.value("ttft") == pytest.approx(float(ttft), rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -216,10 +216,10 @@ def decode_step(gpu, name, batch, context=2048 + 256):
 def test_disaggregated_default_numbers():
     s = chainc.solve(model("disaggregated"))
     d, load, ttft = prefill_queue("h100-sxm", "llama-3.1-8b", 20, 2)
-    assert s.display("prefill_time") == pytest.approx(float(d * 1000), rel=1e-12)
-    assert s.display("prefill_ttft") == pytest.approx(float(ttft * 1000), rel=1e-12)
+    assert s.value("prefill_time") == pytest.approx(float(d * 1000), rel=1e-12)
+    assert s.value("prefill_ttft") == pytest.approx(float(ttft * 1000), rel=1e-12)
     per_gpu = 64 / decode_step("h100-sxm", "llama-3.1-8b", 64)
-    assert s.display("decode_gpus") == math.ceil(20 * 512 / per_gpu) == 2
+    assert s.value("decode_gpus") == math.ceil(20 * 512 / per_gpu) == 2
 
 
 @pytest.mark.parametrize(

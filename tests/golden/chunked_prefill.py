@@ -502,7 +502,20 @@ def _ask_max_budget(
         return left <= right
 
     try:
-        boundary = _boundary_max_budget(attention_flops_per_pair, context, decode_bandwidth, decode_kv_bytes_per_token, decode_tpot_target, decode_weight_bytes, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens, tpot_target)[12]
+        boundary = _boundary_max_budget(
+            attention_flops_per_pair,
+            context,
+            decode_bandwidth,
+            decode_kv_bytes_per_token,
+            decode_tpot_target,
+            decode_weight_bytes,
+            decoders,
+            linear_flops_per_token,
+            mfu,
+            peak_flops,
+            prompt_tokens,
+            tpot_target,
+        )[12]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:

@@ -192,7 +192,7 @@ def _ask_min_throughput(busy_fraction, cost_target, gpus, price_per_gpu_hour, ti
             _sides,
             ("min_throughput", "throughput", "token/s", 1, "cost_per_million <= cost_target", ">", (("cost_per_million", "USD/Mtoken", 1e-06), ("cost_target", "USD/Mtoken", 1e-06)), "every positive value", "min"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_max_price(busy_fraction, cost_target, gpus, throughput, titles):
@@ -223,7 +223,7 @@ def _ask_max_price(busy_fraction, cost_target, gpus, throughput, titles):
             _sides,
             ("max_price", "price_per_gpu_hour", "USD/h", 0.0002777777777777778, "cost_per_million <= cost_target", ">", (("cost_per_million", "USD/Mtoken", 1e-06), ("cost_target", "USD/Mtoken", 1e-06)), "every positive value", "max"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _solve_cost_per_token(busy_fraction, gpus, price_per_gpu_hour, throughput):

@@ -1192,7 +1192,20 @@ def _ask_min_prefill_gpus_stable(
         return left <= right
 
     try:
-        boundary = _boundary_min_prefill_gpus_stable(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target)[13]
+        boundary = _boundary_min_prefill_gpus_stable(
+            arrival_rate,
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_kv_bytes_per_token,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prompt_tokens,
+            tpot_target,
+        )[13]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1252,7 +1265,21 @@ def _ask_min_prefill_gpus_latency(
         return left <= right
 
     try:
-        boundary = _boundary_min_prefill_gpus_latency(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target)[14]
+        boundary = _boundary_min_prefill_gpus_latency(
+            arrival_rate,
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_kv_bytes_per_token,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prompt_tokens,
+            tpot_target,
+            ttft_target,
+        )[14]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1263,7 +1290,7 @@ def _ask_min_prefill_gpus_latency(
             _sides,
             ("min_prefill_gpus_latency", "prefill_gpus", "", 1, "prefill_ttft <= ttft_target", ">", (("prefill_ttft", "ms", 0.001), ("ttft_target", "s", 1)), "every positive whole number up to 256", "min"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_min_prefill_gpus(
@@ -1311,7 +1338,7 @@ def _ask_min_prefill_gpus(
     for label, part in [
         ("stable", lambda: _ask_min_prefill_gpus_stable(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, titles)),
         ("latency", lambda: _ask_min_prefill_gpus_latency(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target, titles)),
-    ]:
+    ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
         except ChainError as e:
@@ -1376,7 +1403,20 @@ def _ask_max_batch_per_gpu_latency(
         return left <= right
 
     try:
-        boundary = _boundary_max_batch_per_gpu_latency(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target)[15]
+        boundary = _boundary_max_batch_per_gpu_latency(
+            arrival_rate,
+            attention_flops_per_pair,
+            decode_bandwidth,
+            decode_kv_bytes_per_token,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+        )[15]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1387,7 +1427,7 @@ def _ask_max_batch_per_gpu_latency(
             _sides,
             ("max_batch_per_gpu_latency", "batch_per_gpu", "", 1, "decode.tpot <= tpot_target", ">", (("decode_tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "every positive whole number", "max"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_max_batch_per_gpu_memory(
@@ -1436,7 +1476,21 @@ def _ask_max_batch_per_gpu_memory(
         return left <= right
 
     try:
-        boundary = _boundary_max_batch_per_gpu_memory(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_memory, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target)[15]
+        boundary = _boundary_max_batch_per_gpu_memory(
+            arrival_rate,
+            attention_flops_per_pair,
+            decode_bandwidth,
+            decode_kv_bytes_per_token,
+            decode_memory,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+        )[15]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1447,7 +1501,7 @@ def _ask_max_batch_per_gpu_memory(
             _sides,
             ("max_batch_per_gpu_memory", "batch_per_gpu", "", 1, "decode.step_bytes <= decode.memory", ">", (("decode_step_bytes", "GB", 8000000000), ("decode_memory", "GB", 8000000000)), "every positive whole number", "max"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_max_batch_per_gpu(
@@ -1495,7 +1549,7 @@ def _ask_max_batch_per_gpu(
     for label, part in [
         ("latency", lambda: _ask_max_batch_per_gpu_latency(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
         ("memory", lambda: _ask_max_batch_per_gpu_memory(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_memory, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
-    ]:
+    ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
         except ChainError as e:

@@ -315,7 +315,7 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
                 fcfs_i,
                 "step_time",
                 "step_time = (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops",
-            ) from None
+            ) from None  # fmt: skip
         fcfs_clock = fcfs_prev_clock + fcfs_step_time
         fcfs_long_first_token = fcfs_clock if fcfs_long_done >= long_prompt and fcfs_prev_long_done < long_prompt else 0
         try:
@@ -371,7 +371,7 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
                 sorted_i,
                 "step_time",
                 "step_time = (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops",
-            ) from None
+            ) from None  # fmt: skip
         sorted_clock = sorted_prev_clock + sorted_step_time
         sorted_long_first_token = sorted_clock if long_prompt <= sorted_long_done and long_prompt > sorted_prev_long_done else 0
         try:

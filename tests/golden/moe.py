@@ -33,6 +33,7 @@ __all__ = [
     "LLM",
     "LLM_ACTIVE_PARAMS",
     "LLM_BYTES_PER_PARAM",
+    "LLM_DENSE_LAYERS",
     "LLM_EXPERTS",
     "LLM_EXPERTS_PER_TOKEN",
     "LLM_HIDDEN",
@@ -56,6 +57,7 @@ GPU_MEMORY_BANDWIDTH = 3.35  # TB/s: peak HBM bandwidth
 LLM = "mixtral-8x7b"  # the default LLM: Mixtral 8x7B
 LLM_ACTIVE_PARAMS = 12879925248  # 1: parameters used per token (all of them for a dense model)
 LLM_BYTES_PER_PARAM = 2  # B: bytes per weight (2 for BF16)
+LLM_DENSE_LAYERS = 0  # 1: leading layers with a dense MLP instead of experts (first_k_dense_replace; 0 where the config has none)
 LLM_EXPERTS = 8  # 1: MLP experts per layer (1 for a dense model)
 LLM_EXPERTS_PER_TOKEN = 2  # 1: experts each token is routed to (1 for a dense model)
 LLM_HIDDEN = 4096  # 1: hidden size (hidden_size)
@@ -84,6 +86,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "deepseek-v3": {
         "active_params": 37525878272,
         "bytes_per_param": 1,
+        "dense_layers": 3,
         "experts": 256,
         "experts_per_token": 8,
         "hidden": 7168,
@@ -96,6 +99,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "llama-3.1-405b": {
         "active_params": 405853388800,
         "bytes_per_param": 2,
+        "dense_layers": 0,
         "experts": 1,
         "experts_per_token": 1,
         "hidden": 16384,
@@ -108,6 +112,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "llama-3.1-70b": {
         "active_params": 70553706496,
         "bytes_per_param": 2,
+        "dense_layers": 0,
         "experts": 1,
         "experts_per_token": 1,
         "hidden": 8192,
@@ -120,6 +125,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "llama-3.1-8b": {
         "active_params": 8030261248,
         "bytes_per_param": 2,
+        "dense_layers": 0,
         "experts": 1,
         "experts_per_token": 1,
         "hidden": 4096,
@@ -132,6 +138,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "llama-3.3-70b": {
         "active_params": 70553706496,
         "bytes_per_param": 2,
+        "dense_layers": 0,
         "experts": 1,
         "experts_per_token": 1,
         "hidden": 8192,
@@ -144,6 +151,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "mistral-7b": {
         "active_params": 7241732096,
         "bytes_per_param": 2,
+        "dense_layers": 0,
         "experts": 1,
         "experts_per_token": 1,
         "hidden": 4096,
@@ -156,6 +164,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "mixtral-8x7b": {
         "active_params": LLM_ACTIVE_PARAMS,
         "bytes_per_param": LLM_BYTES_PER_PARAM,
+        "dense_layers": LLM_DENSE_LAYERS,
         "experts": LLM_EXPERTS,
         "experts_per_token": LLM_EXPERTS_PER_TOKEN,
         "hidden": LLM_HIDDEN,
@@ -168,6 +177,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "qwen2.5-72b": {
         "active_params": 72706203648,
         "bytes_per_param": 2,
+        "dense_layers": 0,
         "experts": 1,
         "experts_per_token": 1,
         "hidden": 8192,
@@ -180,6 +190,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "qwen2.5-7b": {
         "active_params": 7615616512,
         "bytes_per_param": 2,
+        "dense_layers": 0,
         "experts": 1,
         "experts_per_token": 1,
         "hidden": 3584,
@@ -192,6 +203,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "qwen3-30b-a3b": {
         "active_params": 3353032704,
         "bytes_per_param": 2,
+        "dense_layers": 0,
         "experts": 128,
         "experts_per_token": 8,
         "hidden": 2048,
@@ -204,6 +216,7 @@ LLMS: dict[str, dict[str, float | None]] = {
     "qwen3-32b": {
         "active_params": 32762123264,
         "bytes_per_param": 2,
+        "dense_layers": 0,
         "experts": 1,
         "experts_per_token": 1,
         "hidden": 5120,
@@ -264,7 +277,7 @@ class Solution:
     intermediate: float  # [1] MLP intermediate size of one expert
     experts: float  # [1] experts per MoE layer
     experts_per_token: float  # [1] experts each token is routed to
-    layers: float  # [1] MoE layers (every layer, for Mixtral)
+    layers: float  # [1] layers with experts (every layer for Mixtral; DeepSeek-V3's first 3 have a dense MLP, counted as shared weights)
     kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
     bandwidth: float  # [TB/s] HBM bandwidth per GPU
     memory: float  # [GB] memory per GPU
@@ -315,7 +328,7 @@ def solve(
         intermediate: MLP intermediate size of one expert [1]. None: llm.intermediate.
         experts: experts per MoE layer [1]. None: llm.experts.
         experts_per_token: experts each token is routed to [1]. None: llm.experts_per_token.
-        layers: MoE layers (every layer, for Mixtral) [1]. None: llm.layers.
+        layers: layers with experts (every layer for Mixtral; DeepSeek-V3's first 3 have a dense MLP, counted as shared weights) [1]. None: llm.dense_layers, llm.layers.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth per GPU [TB/s]. None: gpu.memory_bandwidth.
         memory: memory per GPU [GB]. None: gpu.memory.
@@ -341,6 +354,7 @@ def solve(
         _llm = LLMS[llm]
         llm_active_params = _llm["active_params"]
         llm_bytes_per_param = _llm["bytes_per_param"] * 8
+        llm_dense_layers = _llm["dense_layers"]
         llm_experts = _llm["experts"]
         llm_experts_per_token = _llm["experts_per_token"]
         llm_hidden = _llm["hidden"]
@@ -351,10 +365,12 @@ def solve(
         llm_weight_bytes = _llm["weight_bytes"] * 8000000000
     except (KeyError, TypeError):
         raise _entry_error(
-        "llm",
-        LLMS, _TITLES["llm"], llm,
-        ("active_params", "bytes_per_param", "experts", "experts_per_token", "hidden", "intermediate", "kv_bytes_per_token", "layers", "params", "weight_bytes"),
-    ) from None
+            "llm",
+            LLMS,
+            _TITLES["llm"],
+            llm,
+            ("active_params", "bytes_per_param", "dense_layers", "experts", "experts_per_token", "hidden", "intermediate", "kv_bytes_per_token", "layers", "params", "weight_bytes"),
+        ) from None
     _what = "default" if weight_bytes is None else "given"
     weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
     if not weight_bytes > 0:
@@ -388,7 +404,7 @@ def solve(
     if not experts_per_token > 0:
         _require(experts_per_token, experts_per_token, _what, "experts_per_token", "", False, "positive", ("positive", None, None))
     _what = "default" if layers is None else "given"
-    layers = llm_layers if layers is None else _number(layers, "layers")
+    layers = llm_layers - llm_dense_layers if layers is None else _number(layers, "layers")
     if not layers > 0:
         _require(layers, layers, _what, "layers", "", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
@@ -493,7 +509,7 @@ def largest_batch_latency(
         intermediate: MLP intermediate size of one expert [1]. None: llm.intermediate.
         experts: experts per MoE layer [1]. None: llm.experts.
         experts_per_token: experts each token is routed to [1]. None: llm.experts_per_token.
-        layers: MoE layers (every layer, for Mixtral) [1]. None: llm.layers.
+        layers: layers with experts (every layer for Mixtral; DeepSeek-V3's first 3 have a dense MLP, counted as shared weights) [1]. None: llm.dense_layers, llm.layers.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth per GPU [TB/s]. None: gpu.memory_bandwidth.
         memory: memory per GPU [GB]. None: gpu.memory.
@@ -519,6 +535,7 @@ def largest_batch_latency(
         _llm = LLMS[llm]
         llm_active_params = _llm["active_params"]
         llm_bytes_per_param = _llm["bytes_per_param"] * 8
+        llm_dense_layers = _llm["dense_layers"]
         llm_experts = _llm["experts"]
         llm_experts_per_token = _llm["experts_per_token"]
         llm_hidden = _llm["hidden"]
@@ -529,10 +546,12 @@ def largest_batch_latency(
         llm_weight_bytes = _llm["weight_bytes"] * 8000000000
     except (KeyError, TypeError):
         raise _entry_error(
-        "llm",
-        LLMS, _TITLES["llm"], llm,
-        ("active_params", "bytes_per_param", "experts", "experts_per_token", "hidden", "intermediate", "kv_bytes_per_token", "layers", "params", "weight_bytes"),
-    ) from None
+            "llm",
+            LLMS,
+            _TITLES["llm"],
+            llm,
+            ("active_params", "bytes_per_param", "dense_layers", "experts", "experts_per_token", "hidden", "intermediate", "kv_bytes_per_token", "layers", "params", "weight_bytes"),
+        ) from None
     _what = "default" if weight_bytes is None else "given"
     weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
     if not weight_bytes > 0:
@@ -566,7 +585,7 @@ def largest_batch_latency(
     if not experts_per_token > 0:
         _require(experts_per_token, experts_per_token, _what, "experts_per_token", "", False, "positive", ("positive", None, None))
     _what = "default" if layers is None else "given"
-    layers = llm_layers if layers is None else _number(layers, "layers")
+    layers = llm_layers - llm_dense_layers if layers is None else _number(layers, "layers")
     if not layers > 0:
         _require(layers, layers, _what, "layers", "", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
@@ -645,7 +664,7 @@ def largest_batch_memory(
         intermediate: MLP intermediate size of one expert [1]. None: llm.intermediate.
         experts: experts per MoE layer [1]. None: llm.experts.
         experts_per_token: experts each token is routed to [1]. None: llm.experts_per_token.
-        layers: MoE layers (every layer, for Mixtral) [1]. None: llm.layers.
+        layers: layers with experts (every layer for Mixtral; DeepSeek-V3's first 3 have a dense MLP, counted as shared weights) [1]. None: llm.dense_layers, llm.layers.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth per GPU [TB/s]. None: gpu.memory_bandwidth.
         memory: memory per GPU [GB]. None: gpu.memory.
@@ -671,6 +690,7 @@ def largest_batch_memory(
         _llm = LLMS[llm]
         llm_active_params = _llm["active_params"]
         llm_bytes_per_param = _llm["bytes_per_param"] * 8
+        llm_dense_layers = _llm["dense_layers"]
         llm_experts = _llm["experts"]
         llm_experts_per_token = _llm["experts_per_token"]
         llm_hidden = _llm["hidden"]
@@ -681,10 +701,12 @@ def largest_batch_memory(
         llm_weight_bytes = _llm["weight_bytes"] * 8000000000
     except (KeyError, TypeError):
         raise _entry_error(
-        "llm",
-        LLMS, _TITLES["llm"], llm,
-        ("active_params", "bytes_per_param", "experts", "experts_per_token", "hidden", "intermediate", "kv_bytes_per_token", "layers", "params", "weight_bytes"),
-    ) from None
+            "llm",
+            LLMS,
+            _TITLES["llm"],
+            llm,
+            ("active_params", "bytes_per_param", "dense_layers", "experts", "experts_per_token", "hidden", "intermediate", "kv_bytes_per_token", "layers", "params", "weight_bytes"),
+        ) from None
     _what = "default" if weight_bytes is None else "given"
     weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
     if not weight_bytes > 0:
@@ -718,7 +740,7 @@ def largest_batch_memory(
     if not experts_per_token > 0:
         _require(experts_per_token, experts_per_token, _what, "experts_per_token", "", False, "positive", ("positive", None, None))
     _what = "default" if layers is None else "given"
-    layers = llm_layers if layers is None else _number(layers, "layers")
+    layers = llm_layers - llm_dense_layers if layers is None else _number(layers, "layers")
     if not layers > 0:
         _require(layers, layers, _what, "layers", "", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
@@ -797,7 +819,7 @@ def largest_batch(
         intermediate: MLP intermediate size of one expert [1]. None: llm.intermediate.
         experts: experts per MoE layer [1]. None: llm.experts.
         experts_per_token: experts each token is routed to [1]. None: llm.experts_per_token.
-        layers: MoE layers (every layer, for Mixtral) [1]. None: llm.layers.
+        layers: layers with experts (every layer for Mixtral; DeepSeek-V3's first 3 have a dense MLP, counted as shared weights) [1]. None: llm.dense_layers, llm.layers.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth per GPU [TB/s]. None: gpu.memory_bandwidth.
         memory: memory per GPU [GB]. None: gpu.memory.
@@ -823,6 +845,7 @@ def largest_batch(
         _llm = LLMS[llm]
         llm_active_params = _llm["active_params"]
         llm_bytes_per_param = _llm["bytes_per_param"] * 8
+        llm_dense_layers = _llm["dense_layers"]
         llm_experts = _llm["experts"]
         llm_experts_per_token = _llm["experts_per_token"]
         llm_hidden = _llm["hidden"]
@@ -833,10 +856,12 @@ def largest_batch(
         llm_weight_bytes = _llm["weight_bytes"] * 8000000000
     except (KeyError, TypeError):
         raise _entry_error(
-        "llm",
-        LLMS, _TITLES["llm"], llm,
-        ("active_params", "bytes_per_param", "experts", "experts_per_token", "hidden", "intermediate", "kv_bytes_per_token", "layers", "params", "weight_bytes"),
-    ) from None
+            "llm",
+            LLMS,
+            _TITLES["llm"],
+            llm,
+            ("active_params", "bytes_per_param", "dense_layers", "experts", "experts_per_token", "hidden", "intermediate", "kv_bytes_per_token", "layers", "params", "weight_bytes"),
+        ) from None
     _what = "default" if weight_bytes is None else "given"
     weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
     if not weight_bytes > 0:
@@ -870,7 +895,7 @@ def largest_batch(
     if not experts_per_token > 0:
         _require(experts_per_token, experts_per_token, _what, "experts_per_token", "", False, "positive", ("positive", None, None))
     _what = "default" if layers is None else "given"
-    layers = llm_layers if layers is None else _number(layers, "layers")
+    layers = llm_layers - llm_dense_layers if layers is None else _number(layers, "layers")
     if not layers > 0:
         _require(layers, layers, _what, "layers", "", False, "positive", ("positive", None, None))
     _what = "default" if kv_bytes_per_token is None else "given"
@@ -930,7 +955,20 @@ def _ask_largest_batch_latency(bandwidth, bytes_per_param, context, expert_paral
         return left <= right
 
     try:
-        boundary = _boundary_largest_batch_latency(bandwidth, bytes_per_param, context, expert_parallel, experts, experts_per_token, hidden, intermediate, kv_bytes_per_token, layers, tpot_target, weight_bytes)[4]
+        boundary = _boundary_largest_batch_latency(
+            bandwidth,
+            bytes_per_param,
+            context,
+            expert_parallel,
+            experts,
+            experts_per_token,
+            hidden,
+            intermediate,
+            kv_bytes_per_token,
+            layers,
+            tpot_target,
+            weight_bytes,
+        )[4]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -974,7 +1012,20 @@ def _ask_largest_batch_memory(bandwidth, bytes_per_param, context, expert_parall
         return left <= right
 
     try:
-        boundary = _boundary_largest_batch_memory(bandwidth, bytes_per_param, context, expert_parallel, experts, experts_per_token, hidden, intermediate, kv_bytes_per_token, layers, memory, weight_bytes)[3]
+        boundary = _boundary_largest_batch_memory(
+            bandwidth,
+            bytes_per_param,
+            context,
+            expert_parallel,
+            experts,
+            experts_per_token,
+            hidden,
+            intermediate,
+            kv_bytes_per_token,
+            layers,
+            memory,
+            weight_bytes,
+        )[3]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -985,7 +1036,7 @@ def _ask_largest_batch_memory(bandwidth, bytes_per_param, context, expert_parall
             _sides,
             ("largest_batch_memory", "batch", "", 1, "resident_bytes <= memory", ">", (("resident_bytes", "GB", 8000000000), ("memory", "GB", 8000000000)), "every positive whole number up to 4096", "max"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_largest_batch(bandwidth, bytes_per_param, context, expert_parallel, experts, experts_per_token, hidden, intermediate, kv_bytes_per_token, layers, memory, tpot_target, weight_bytes, titles):
@@ -1017,7 +1068,7 @@ def _ask_largest_batch(bandwidth, bytes_per_param, context, expert_parallel, exp
     for label, part in [
         ("latency", lambda: _ask_largest_batch_latency(bandwidth, bytes_per_param, context, expert_parallel, experts, experts_per_token, hidden, intermediate, kv_bytes_per_token, layers, tpot_target, weight_bytes, titles)),
         ("memory", lambda: _ask_largest_batch_memory(bandwidth, bytes_per_param, context, expert_parallel, experts, experts_per_token, hidden, intermediate, kv_bytes_per_token, layers, memory, weight_bytes, titles)),
-    ]:
+    ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
         except ChainError as e:

@@ -441,7 +441,7 @@ def _ask_min_utilization(activation_peak, block_size, concurrency_target, kv_byt
             _sides,
             ("min_utilization", "gpu_memory_utilization", "", 1, "max_concurrency >= concurrency_target", "<", (("max_concurrency", "", 1), ("concurrency_target", "", 1)), "every value from 0.01 to 1", "min"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_max_context(activation_peak, block_size, concurrency_target, gpu_memory_utilization, kv_bytes_per_token, non_torch_memory, total_memory, weight_memory, titles):

@@ -278,7 +278,7 @@ def _ask_fewest_microbatches(bubble_target, chunks, slot_time, stages, titles):
             _sides,
             ("fewest_microbatches", "microbatches", "", 1, "bubble_fraction <= bubble_target", ">", (("bubble_fraction", "", 1), ("bubble_target", "", 1)), "every positive whole number up to 256", "min"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_fewest_interleaved_bubble(bubble_target, chunks, slot_time, stages, titles):
@@ -309,7 +309,7 @@ def _ask_fewest_interleaved_bubble(bubble_target, chunks, slot_time, stages, tit
             _sides,
             ("fewest_interleaved_bubble", "microbatches", "", 1, "bubble_fraction <= bubble_target", ">", (("bubble_fraction", "", 1), ("bubble_target", "", 1)), "every positive whole number up to 256", "min"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_fewest_interleaved_multiple(chunks, slot_time, stages, titles):

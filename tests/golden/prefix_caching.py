@@ -476,13 +476,13 @@ def _boundary_min_hit_rate(attention_flops_per_pair, block_size, linear_flops_pe
     try:
         _options.append(
             (prompt_tokens - (attention_flops_per_pair**2 + 4 * linear_flops_per_token**2 + 4 * attention_flops_per_pair * linear_flops_per_token + 4 * prompt_tokens * attention_flops_per_pair**2 + 4 * attention_flops_per_pair**2 * prompt_tokens**2 - 8 * ttft * achieved_flops * attention_flops_per_pair + 8 * attention_flops_per_pair * linear_flops_per_token * prompt_tokens) ** 0.5 / (2 * attention_flops_per_pair) - (attention_flops_per_pair + 2 * linear_flops_per_token + 2 * attention_flops_per_pair * prompt_tokens) / (2 * attention_flops_per_pair), (attention_flops_per_pair**2 + 4 * linear_flops_per_token**2 + 4 * attention_flops_per_pair * linear_flops_per_token + 4 * prompt_tokens * attention_flops_per_pair**2 + 4 * attention_flops_per_pair**2 * prompt_tokens**2 - 8 * ttft * achieved_flops * attention_flops_per_pair + 8 * attention_flops_per_pair * linear_flops_per_token * prompt_tokens) ** 0.5 / (2 * attention_flops_per_pair) + (attention_flops_per_pair + 2 * linear_flops_per_token + 2 * attention_flops_per_pair * prompt_tokens) / (2 * attention_flops_per_pair)),
-        )
+        )  # fmt: skip
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
     try:
         _options.append(
             (prompt_tokens + (attention_flops_per_pair**2 + 4 * linear_flops_per_token**2 + 4 * attention_flops_per_pair * linear_flops_per_token + 4 * prompt_tokens * attention_flops_per_pair**2 + 4 * attention_flops_per_pair**2 * prompt_tokens**2 - 8 * ttft * achieved_flops * attention_flops_per_pair + 8 * attention_flops_per_pair * linear_flops_per_token * prompt_tokens) ** 0.5 / (2 * attention_flops_per_pair) - (attention_flops_per_pair + 2 * linear_flops_per_token + 2 * attention_flops_per_pair * prompt_tokens) / (2 * attention_flops_per_pair), (attention_flops_per_pair + 2 * linear_flops_per_token + 2 * attention_flops_per_pair * prompt_tokens) / (2 * attention_flops_per_pair) - (attention_flops_per_pair**2 + 4 * linear_flops_per_token**2 + 4 * attention_flops_per_pair * linear_flops_per_token + 4 * prompt_tokens * attention_flops_per_pair**2 + 4 * attention_flops_per_pair**2 * prompt_tokens**2 - 8 * ttft * achieved_flops * attention_flops_per_pair + 8 * attention_flops_per_pair * linear_flops_per_token * prompt_tokens) ** 0.5 / (2 * attention_flops_per_pair)),
-        )
+        )  # fmt: skip
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
     cached_tokens, new_tokens = _pick(_options, "cached_tokens, new_tokens", [("nonnegative", None, None), ("nonnegative", None, None)], "line 110: new_tokens = prompt_tokens - cached_tokens")

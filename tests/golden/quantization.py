@@ -790,7 +790,21 @@ def _ask_largest_batch_latency(
         return left <= right
 
     try:
-        boundary = _boundary_largest_batch_latency(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits)[13]
+        boundary = _boundary_largest_batch_latency(
+            catalog_kv_bytes_per_token,
+            catalog_weight_bytes,
+            decode_bandwidth,
+            decode_context,
+            group_size,
+            head_dim,
+            kv_bits,
+            kv_heads,
+            layers,
+            params,
+            scale_bits,
+            tpot_target,
+            weight_bits,
+        )[13]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -801,7 +815,7 @@ def _ask_largest_batch_latency(
             _sides,
             ("largest_batch_latency", "batch", "", 1, "decode.tpot <= tpot_target", ">", (("decode_tpot", "ms/token", 0.001), ("tpot_target", "ms/token", 0.001)), "every positive whole number", "max"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_largest_batch_memory(
@@ -852,7 +866,22 @@ def _ask_largest_batch_memory(
         return left <= right
 
     try:
-        boundary = _boundary_largest_batch_memory(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits)[13]
+        boundary = _boundary_largest_batch_memory(
+            catalog_kv_bytes_per_token,
+            catalog_weight_bytes,
+            decode_bandwidth,
+            decode_context,
+            decode_memory,
+            group_size,
+            head_dim,
+            kv_bits,
+            kv_heads,
+            layers,
+            params,
+            scale_bits,
+            tpot_target,
+            weight_bits,
+        )[13]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -863,7 +892,7 @@ def _ask_largest_batch_memory(
             _sides,
             ("largest_batch_memory", "batch", "", 1, "decode.step_bytes <= decode.memory", ">", (("decode_step_bytes", "GB", 8000000000), ("decode_memory", "GB", 8000000000)), "every positive whole number", "max"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_largest_batch(
@@ -913,7 +942,7 @@ def _ask_largest_batch(
     for label, part in [
         ("latency", lambda: _ask_largest_batch_latency(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits, titles)),
         ("memory", lambda: _ask_largest_batch_memory(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits, titles)),
-    ]:
+    ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
         except ChainError as e:

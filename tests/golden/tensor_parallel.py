@@ -1008,7 +1008,20 @@ def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth,
         return left <= right
 
     try:
-        boundary = _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes)[10]
+        boundary = _boundary_smallest_tp_latency(
+            activation_bytes,
+            batch,
+            context,
+            decode_bandwidth,
+            hidden,
+            kv_bytes_per_token,
+            kv_heads,
+            largest_tp,
+            layers,
+            link_bandwidth,
+            tpot_target,
+            weight_bytes,
+        )[10]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1068,7 +1081,21 @@ def _ask_smallest_tp_memory(
         return left <= right
 
     try:
-        boundary = _boundary_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes)[6]
+        boundary = _boundary_smallest_tp_memory(
+            activation_bytes,
+            batch,
+            context,
+            decode_bandwidth,
+            decode_memory,
+            hidden,
+            kv_bytes_per_token,
+            kv_heads,
+            largest_tp,
+            layers,
+            link_bandwidth,
+            tpot_target,
+            weight_bytes,
+        )[6]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1079,7 +1106,7 @@ def _ask_smallest_tp_memory(
             _sides,
             ("smallest_tp_memory", "tp", "", 1, "decode.step_bytes <= decode.memory", ">", (("decode_step_bytes", "GB", 8000000000), ("decode_memory", "GB", 8000000000)), "every positive whole number up to 64", "min"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles):
@@ -1113,7 +1140,20 @@ def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, h
         return left <= right
 
     try:
-        boundary = _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes)[5]
+        boundary = _boundary_smallest_tp_heads(
+            activation_bytes,
+            batch,
+            context,
+            decode_bandwidth,
+            hidden,
+            kv_bytes_per_token,
+            kv_heads,
+            largest_tp,
+            layers,
+            link_bandwidth,
+            tpot_target,
+            weight_bytes,
+        )[5]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1153,7 +1193,20 @@ def _ask_smallest_tp_power_of_two(activation_bytes, batch, context, decode_bandw
         return left <= right
 
     try:
-        boundary = _boundary_smallest_tp_power_of_two(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes)[5]
+        boundary = _boundary_smallest_tp_power_of_two(
+            activation_bytes,
+            batch,
+            context,
+            decode_bandwidth,
+            hidden,
+            kv_bytes_per_token,
+            kv_heads,
+            largest_tp,
+            layers,
+            link_bandwidth,
+            tpot_target,
+            weight_bytes,
+        )[5]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1199,7 +1252,7 @@ def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_
         ("memory", lambda: _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
         ("heads", lambda: _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
         ("power_of_two", lambda: _ask_smallest_tp_power_of_two(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
-    ]:
+    ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
         except ChainError as e:
@@ -1216,7 +1269,7 @@ def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_
             None,
             ("smallest_tp", "tp", "", 1, "tpot <= tpot_target and decode.step_bytes <= decode.memory and heads_left <= 0 and power_left <= 0", "", (None, None), "every positive whole number up to 64", "min"),
             titles,
-        ) from None
+        ) from None  # fmt: skip
 
 
 def _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes):
@@ -1355,7 +1408,7 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
     try:
         _options.append(
             (2 * link_bandwidth * message_bytes * (-weight_bytes + decode_bandwidth * tpot - decode_batch * decode_context * kv_bytes_per_token) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), 4 * layers * message_bytes * (-weight_bytes + decode_bandwidth * tpot - decode_batch * decode_context * kv_bytes_per_token) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), (weight_bytes + decode_batch * decode_context * kv_bytes_per_token) * (-link_bandwidth * tpot + 4 * layers * message_bytes) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), decode_bandwidth * weight_bytes * (-link_bandwidth * tpot + 4 * layers * message_bytes) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), decode_bandwidth * (weight_bytes + decode_batch * decode_context * kv_bytes_per_token) * (-link_bandwidth * tpot + 4 * layers * message_bytes) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth) / (decode_bandwidth * (-link_bandwidth * tpot + 4 * layers * message_bytes)), decode_bandwidth * kv_bytes_per_token * (-link_bandwidth * tpot + 4 * layers * message_bytes) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth)),
-        )
+        )  # fmt: skip
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
     allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token = _pick(
@@ -1465,7 +1518,7 @@ def _boundary_smallest_tp_memory(
     try:
         _options.append(
             (decode_step_bytes * weight_bytes / (weight_bytes + decode_batch * decode_context * kv_bytes_per_token), (weight_bytes + decode_batch * decode_context * kv_bytes_per_token) / decode_step_bytes, decode_step_bytes * kv_bytes_per_token / (weight_bytes + decode_batch * decode_context * kv_bytes_per_token)),
-        )
+        )  # fmt: skip
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
     decode_weight_bytes, tp, decode_kv_bytes_per_token = _pick(

@@ -43,11 +43,13 @@ class Arguments:
         m = mn.model
         for kind in mn.kinds():
             fields = [p for p in m.params.values() if p.source == kind]
-            ids = f"{kind.upper()}S, _TITLES[{literal(kind)}], {kind}"
+            ids = [f"{kind.upper()}S", f"_TITLES[{literal(kind)}]", kind]
             self.used.add("_entry_error")
             if not fields:
                 out.emit(f"if {kind} not in {kind.upper()}S:")
-                out.call(f"{INDENT}raise _entry_error", [literal(kind), ids])
+                out.push()
+                out.call("raise _entry_error", [literal(kind), *ids])
+                out.pop()
                 continue
             out.emit("try:")
             out.push()
@@ -59,7 +61,9 @@ class Arguments:
                 out.emit(f"{loc[p.name]} = {scale(value, exact(spec.factor), True)}")
             out.pop()
             out.emit("except (KeyError, TypeError):")
-            out.call(f"{INDENT}raise _entry_error", [literal(kind), ids, tuple_text([literal(p.field_name) for p in fields])], " from None")
+            out.push()
+            out.call("raise _entry_error", [literal(kind), *ids, tuple_text([literal(p.field_name) for p in fields])], " from None")
+            out.pop()
         imports = dict(m.imports)
         # the imports' functions first, deepest first: each one's prologue finds its own made, so a chain never recurses
         for deeper in deepest_first([mn], self._unmade_imports, key=id)[:-1]:

@@ -29,7 +29,7 @@ class Out:
             return
         self.lines.append(f"{self.indent}{head}{open_}")
         self.lines += [f"{self.indent}{INDENT}{a}," for a in args]
-        self.lines.append(f"{self.indent}{close}{tail}")
+        self.lines.append(f"{self.indent}{close}{tail}" + _kept(args, len(self.indent) + len(INDENT)))
 
     def assign(self, target: str, value: str) -> None:
         """`target = value`; a value too long for the line in parentheses on a line of its own, as ruff format puts it."""
@@ -37,7 +37,7 @@ class Out:
         if len(one) <= LINE:
             self.lines.append(one)
             return
-        self.lines += [f"{self.indent}{target} = (", f"{self.indent}{INDENT}{value}", f"{self.indent})"]
+        self.lines += [f"{self.indent}{target} = (", f"{self.indent}{INDENT}{value}", f"{self.indent})" + _kept([value], len(self.indent) + len(INDENT))]
 
     def nested_def(self, header: str) -> None:
         """`def f(...):` inside a function, with the blank lines ruff format puts around it (end it with end_def)."""
@@ -55,6 +55,12 @@ class Out:
 
     def pop(self) -> None:
         self.indent = self.indent[: -len(INDENT)]
+
+
+def _kept(parts: list[str], indent: int) -> str:
+    """`# fmt: skip` where a part is longer than the line: ruff would break a machine-written expression at its
+    operators, which this layout does not do, so the statement stays as written (and ruff format leaves it)."""
+    return "  # fmt: skip" if any(indent + len(p) + 1 > LINE for p in parts) else ""
 
 
 def doc(out: Out, text: str) -> None:

@@ -68,7 +68,7 @@ def question_function(module, fname: str, asking) -> list[str]:
         "",
         "Raises:",
         f"    ChainError: an input outside its domain, no {q.find} meets the condition (the message quotes the numbers at the limit),",
-        f"    or there is no {largest} one" + ("; the first element without an answer raises." if numpy else "."),
+        f"    or there is no {largest} one" + ("; inputs are checked first (the first element outside its domain raises), then the first element without an answer raises." if numpy else "."),
     ]
     doc(out, "\n".join(docstring_text(b) for b in body))
     loc = Locals(mn.variables)
@@ -77,7 +77,7 @@ def question_function(module, fname: str, asking) -> list[str]:
     titles = tuple_text([f"_TITLES[{literal(k)}].get({k}, {k})" for k in mn.kinds()]) if mn.kinds() else "()"
     inputs = _rule_inputs(module, asking, known)
     if numpy:
-        numpy_answer(module, out, fname, asking, inputs, loc, rule, titles, factor, as_int)
+        numpy_answer(module, out, fname, asking, inputs, loc, rule, titles, factor, as_int, [loc[n] for n in known if n not in inputs])
         return out.lines
     out.call("value = " + rule, [*(loc[n] for n in inputs), titles])
     shown = scale("value", factor, False)
@@ -152,9 +152,12 @@ def _rule_function(module, fname: str, asking, known: list[str]) -> str:
     if asking.boundary is not None:
         fn = ctx.program(asking.boundary, f"boundary_{fname}", mn)
         index = list(asking.boundary.outputs).index(q.find)
-        call = f"{fn}({', '.join(loc[n] for n in program_inputs(asking.boundary))})[{index}]"
         out.emit("try:")
-        out.emit(f"{INDENT}boundary = {'float(' + call + ')' if numpy else call}")
+        out.push()
+        out.call(f"boundary = {fn}", [loc[n] for n in program_inputs(asking.boundary)], f"[{index}]")
+        if numpy:
+            out.emit("boundary = float(boundary)")
+        out.pop()
         out.emit("except ChainError:  # no admissible boundary: the rule tests one point")
         out.emit(f"{INDENT}boundary = None")
     else:

@@ -17,8 +17,11 @@ from .statements import Locals, program_inputs
 from .vector import writer_for
 
 
-def numpy_answer(module, out: Out, fname: str, asking, inputs: list[str], loc: Locals, rule: str, titles: str, factor, as_int: bool) -> None:
-    """The public function's last lines: every point by the vector rule; the scalar rule's error at the first without an answer."""
+def numpy_answer(module, out: Out, fname: str, asking, inputs: list[str], loc: Locals, rule: str, titles: str, factor, as_int: bool, unread=()) -> None:
+    """The public function's last lines: every point by the vector rule; the scalar rule's error at the first without an answer.
+
+    unread: the arguments the rule does not read, whose shapes the answer still takes (one answer per point asked).
+    """
     vector = vector_rule(module, fname, asking, inputs)
     args = [loc[n] for n in inputs]
     if args:
@@ -27,6 +30,8 @@ def numpy_answer(module, out: Out, fname: str, asking, inputs: list[str], loc: L
         out.emit("_points = ()")
     out.emit(f"_values, _codes = {vector}(*_points)")
     out.call("value = _answered_np", ["_values", "_codes", rule, "_points", titles])
+    if unread:
+        out.call("value = np.broadcast_to", ["value", f"np.broadcast_shapes(np.shape(value), {', '.join(f'np.shape({a})' for a in unread)})"])
     shown = scale("value", factor, False)
     out.emit(f"return _answers_np({shown}, {as_int})")
     module.used |= {"_answered_np", "_answers_np", "np"}
