@@ -25,6 +25,6 @@ def run_sweep(model: Model, sweep: Sweep, catalog, gpu: str | None = None, llm: 
         base = s
         xs.append(float(x))
         for n in sweep.show:
-            series[n].append(s.display(n))
-    ref = base.display(sweep.reference) if (base is not None and sweep.reference) else None
+            series[n].append(s.value(n))
+    ref = base.value(sweep.reference) if (base is not None and sweep.reference) else None
     return SweepResult(sweep, tuple(xs), {n: tuple(v) for n, v in series.items()}, ref)

@@ -181,7 +181,7 @@ def test_other_hardware_checks_are_references_never_failures(on_h200):
     assert "These checks were written for NVIDIA H100 SXM5 80GB with Llama 3.1 8B; this sheet is for NVIDIA H200 SXM 141GB with Llama 3.1 8B" in text
     assert "DISAGREE" not in text and "FAIL" not in text
     assert "6,450 9,242 token/s reference" in text  # the card's number beside this hardware's
-    assert "Card Computed" in text
+    assert "Reference Computed" in text  # the header of references (on its own hardware: Expected)
 
 
 # --- boundaries with the digits their rounding needs ------------------------------------------------------
@@ -251,3 +251,20 @@ def test_logs_are_clean_and_one_run_is_enough(goodput):
         assert "Rerun LaTeX" not in c.log and "Rerun to get" not in c.log, name
         assert "Token not allowed in a PDF string" not in c.log, name
     assert built.compiled["goodput"].runs == 1  # bookmarks need no second run; fixed-width longtables neither
+
+
+# --- the check tables fit the page ------------------------------------------------------------------------
+
+WIDE = ["moe", "tensor-parallel", "paged-kv", "quantization"]  # checks beside values like 46,702,792,704 and 1.288e10
+
+
+def test_every_check_row_shows_its_status_on_the_page(project, tmp_path):
+    """A wide check table (1,605,636,096 beside 1.288 x 10^10) clipped its status column: each check's row must show
+    its status ('agree') in the PDF's text, as many as the sheet has comparisons."""
+    require("pdflatex", "pdftotext")
+    built = reports(project, WIDE)
+    latex.build_documents(built, "pdf", BuildOptions(tmp_path))
+    for name, report in zip(WIDE, built, strict=True):
+        rows = sum(len(c.expected) + len(c.relations) for c in sheet(report).checks)
+        text = pdftext(tmp_path / f"{name}.pdf")
+        assert len(re.findall(r"\b(agree|disagree)\s*$", text, re.MULTILINE)) == rows, (name, rows)

@@ -197,4 +197,4 @@ def write_cover(book, ws, reports, requested: set, titles: dict, catalog) -> Non
     for r in range(1, row + 2):
         ws.cell(row=r, column=1).alignment = Alignment(vertical="top")
     sh.page()
-    ws.page_setup.fitToHeight = 1  # the cover is one page
+    ws.page_setup.fitToHeight = 0  # the cover fits the width; a long list of chains goes on over pages, type stays >= 8 pt

@@ -98,7 +98,7 @@ def _check(chain, k: int, o, row: int) -> int:
     sh, m = chain.sheet, chain.model
     check = o.check
     at = ", ".join(f"{n} = {xl.as_text(_display(v, exact(m.variables[n].factor)))} {m.variables[n].unit}".rstrip() for n, v in check.given)
-    about = check.about + (f"  (at {at})" if at else "")
+    about = " ".join(check.about.split()) + (f"  (at {at})" if at else "")  # a folded YAML text ends in a newline
     title = sh.ws.title
     if o.error is not None:
         sh.text(row, 1, check.question or "check", font=BOLD)

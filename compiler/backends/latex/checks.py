@@ -8,6 +8,8 @@ its expected values are references for that hardware, never failures.
 
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 
 from ...derivation import LITERALS, CheckView, Sheet, Shown
@@ -103,10 +105,14 @@ def checks_view(model: Model, s: Sheet) -> dict:
     groups = [{"rows": _rows(model, c, printer)} for c in s.checks]
     cells = [r for g in groups for r in g["rows"] if r["error"] is None]
     refs = sorted({c.written_for for c in s.checks if not c.applies})
+    expected, computed = s_column([r["expected"] for r in cells], fixed=4.6), s_column([r["computed"] for r in cells], fixed=4.6)
+    numbers = sum(float(re.search(r"table-column-width=([0-9.]+)em", str(c)).group(1)) for c in (expected, computed))
     return {
         "groups": groups,
-        "expected_col": s_column([r["expected"] for r in cells], fixed=4.6),
-        "computed_col": s_column([r["computed"] for r in cells], fixed=4.6),
+        "expected_col": expected,
+        "computed_col": computed,
+        # the text columns share what the numbers leave of the line (12 column gaps of 4 pt): 1,605,636,096 fits beside 1.288e10
+        "rest": Tex(rf"(\linewidth-{numbers:.1f}em-48pt)"),
         "references": refs[0] if refs else "",
         "hardware": s.hardware_text,
         "any": bool(cells),

@@ -74,10 +74,17 @@ for _name in GREEK:
         _UNICODE.setdefault(_ch, rf"\ensuremath{{\{_name}}}")
 
 
+_URL = re.compile(r"https?://\S+")
+
+
 def latex_escape(text: str) -> Tex:
     """Prose from a model as LaTeX that typesets it literally: \\input{x} prints as \\input{x} and runs nothing."""
     out = []
-    for ch in str(text):
+    text = str(text)
+    breaks = {m.start() + i + 1 for m in _URL.finditer(text) for i, c in enumerate(m.group()) if c in "/.-"}
+    for at, ch in enumerate(text):
+        if at in breaks:  # a long address breaks after its slashes, dots and hyphens instead of running into the margin
+            out.append(r"\allowbreak{}")
         if ch in _ESCAPES:
             out.append(_ESCAPES[ch])
         elif ord(ch) < 32 or ord(ch) == 127:

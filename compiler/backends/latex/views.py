@@ -12,7 +12,7 @@ from ...derivation.shown import shown
 from ...ir import Model
 from .checks import checks_view
 from .escape import Tex, ident, latex_escape, pdf_text, symbol_tex
-from .printer import SheetPrinter, broken
+from .printer import SheetPrinter, broken, width
 from .units import number_tex, quantity_tex, s_cell, s_column, unit_tex
 
 LINE = 58.0  # characters of math that fit beside an aligned left side
@@ -160,7 +160,9 @@ def _question_view(model: Model, q) -> dict:
     closed = None
     if q.closed_form is not None:
         form = dims.restore(q.closed_form, q.variable.dim)
-        closed = Tex(" \\\\\n".join(_rows(symbol_tex(q.variable), broken(printer, form, LINE))))
+        rows = broken(printer, form, LINE)
+        if max(width(r) for r in rows) <= 1.3 * LINE:  # a fraction no break can shorten would run off the page: left out
+            closed = Tex(" \\\\\n".join(_rows(symbol_tex(q.variable), rows)))
     return {
         "name": q.question.name,
         "bookmark": pdf_text(f"Question {q.question.name}"),
