@@ -24,9 +24,16 @@ def _math(tex: str) -> Tex:
 
 
 def _rows(lhs: str, lines: list[str], first_op: str = "&=") -> list[str]:
-    out = [f"{lhs} {first_op} {lines[0]}"]
-    out += [rf"&\quad {line}" for line in lines[1:]]
+    out = [f"{lhs} {first_op} {_fit(lines[0])}"]
+    out += [rf"&\quad {_fit(line)}" for line in lines[1:]]
     return out
+
+
+def _fit(line: str) -> str:
+    """A line no break at + or - shortens (one long fraction), scaled to the page instead of running off it."""
+    if width(line) <= 1.3 * LINE:
+        return line
+    return r"\resizebox{\dimexpr\linewidth-6em\relax}{!}{$\displaystyle " + line + "$}"
 
 
 def step_tex(model: Model, step: Step, prefix: str = "") -> Tex:
@@ -160,9 +167,7 @@ def _question_view(model: Model, q) -> dict:
     closed = None
     if q.closed_form is not None:
         form = dims.restore(q.closed_form, q.variable.dim)
-        rows = broken(printer, form, LINE)
-        if max(width(r) for r in rows) <= 1.3 * LINE:  # a fraction no break can shorten would run off the page: left out
-            closed = Tex(" \\\\\n".join(_rows(symbol_tex(q.variable), rows)))
+        closed = Tex(" \\\\\n".join(_rows(symbol_tex(q.variable), broken(printer, form, LINE))))
     return {
         "name": q.question.name,
         "bookmark": pdf_text(f"Question {q.question.name}"),
