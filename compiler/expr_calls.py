@@ -201,6 +201,10 @@ class Calls:
         if not same_dim(a.dim, b.dim):
             raise UnitError(f"if() branches differ: {dim_str(a.dim)} and {dim_str(b.dim)}", self.loc(node), "both branches need the same dimension", dim_str(a.dim), dim_str(b.dim))
         dim, test = (b.dim if a.dim is ANY else a.dim), cond.expr
+        if not test.free_symbols and all(x.is_Integer for f in test.atoms(sp.Sum, sp.Product) for lim in f.limits for x in lim[1:]):
+            # a condition of whole-bound sums with no variable in it is decided here: a Piecewise held on it is rebuilt
+            # (evaluated) by every later substitution, and SymPy's collapse of such a condition rebuilds itself without end
+            test = test.doit()
         # SymPy's collapse of a condition over an if(), a sum or a product can run for ever (Piecewise.eval rebuilds itself)
         collapse = not test.has(sp.Piecewise, sp.Sum, sp.Product)
         try:

@@ -364,6 +364,7 @@ def constructs(draw) -> dict:
 @example(fields={"equation_s": '"s = x * sum(if(-3 > sum(sum(1 for a in range(5, 4)) for b in range(1)), n, factorial(p)) for k in range(2))"'})  # so did this
 @example(fields={"equation_s": '"s = x * (sum(if(0 > if(sum(sum(0 for m in range(0)) for j in range(0)) > 1, p, 0), 0, 0) for k in range(0)))"'})  # KeyError in CI
 @example(fields={"equation_s": '"s = x * (sum(if(0 > (prod(j for j in range(n))) + 0 + if(0 > p, k, 0), 0, 1) for k in range(1)))"'})  # Unlowerable in CI
+@example(fields={"equation_p": '"p = sum(if(5 > sum(2 for j in range(1)), 0, 5 * k) for k in range(1))"'})  # CI: 30 s to load (a constant condition)
 def test_generated_construct_syntax(fuzz_project, fuzz_clock, fields):
     path = fuzz_project.root / "models" / "fuzz.yaml"
     timed("test_generated_construct_syntax", repr(fields), lambda: load_solve_ask(fuzz_project, path, render(fields)))

@@ -113,6 +113,17 @@ def test_an_if_inside_a_condition_is_loaded_and_answered(capsys, tmp_path):
     assert time.perf_counter() - start < 30
 
 
+@pytest.mark.parametrize(("bar", "want"), [(5, 0), (1, 15)])
+def test_an_if_on_a_sum_of_constants_is_decided_when_loaded(tmp_path, bar, want):
+    """if(bar > sum(2 for j in range(1)), 0, 5 k) summed over k < 3: 0 when bar > 2, else 5 (0 + 1 + 2) = 15. SymPy rebuilt the
+    held Piecewise without end on every substitution (CI: loading ran out of its 30 s budget)."""
+    path = tmp_path / "constant-if.yaml"
+    path.write_text(f"name: constant-if\ntitle: t\nvariables:\n  p: {{domain: real}}\nequations:\n  - p = sum(if({bar} > sum(2 for j in range(1)), 0, 5 * k) for k in range(3))\n")
+    start = time.perf_counter()
+    assert solve(str(path)).values["p"] == want
+    assert time.perf_counter() - start < 10
+
+
 def test_loading_that_runs_out_of_time_names_the_budget_and_the_expression(capsys, monkeypatch, tmp_path):
     from chainc.expr_calls import Calls
 
