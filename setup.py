@@ -3,7 +3,7 @@
 The source folder is `compiler/`, the import name is `chainc` (package-dir maps
 one onto the other), and the bundled library — the card's chains in models/ and
 the catalog in hardware/, kept at the top of the repository — is copied into the
-wheel as `chainc/library/` at build time. An editable install reads the library
+wheel as `chainc/library/` at build time, with the manual (README.md, docs/*.md) for `chainc docs`. An editable install reads the library
 from the source tree instead (see compiler/project.py, `bundled_root`).
 """
 
@@ -26,6 +26,10 @@ class build_with_library(build_py):
         for folder in LIBRARY:
             shutil.rmtree(target / folder, ignore_errors=True)
             shutil.copytree(HERE / folder, target / folder, ignore=lambda d, names: [n for n in names if not (n.endswith(".yaml") or (Path(d) / n).is_dir())])
+        # the manual, for `chainc docs`: pip users have no repository to read it in
+        shutil.rmtree(target / "docs", ignore_errors=True)
+        shutil.copytree(HERE / "docs", target / "docs", ignore=lambda d, names: [n for n in names if not n.endswith(".md")])
+        shutil.copyfile(HERE / "README.md", target / "README.md")
 
 
 setup(

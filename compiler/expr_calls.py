@@ -111,7 +111,7 @@ class Calls:
         if not low <= len(args) <= high:
             want = str(low) if low == high else f"{low} to {high}" if high < 99 else f"at least {low}"
             name = node.func.id if node.func.id != IF else "if"
-            raise self.fail(node, f"{name}() takes {want} arguments, got {len(args)}", _USAGE.get(name, "see docs/model-format.md"))
+            raise self.fail(node, f"{name}() takes {want} arguments, got {len(args)}", _USAGE.get(name, "see chainc docs model-format"))
         for a, n in zip(args, node.args):
             if not is_condition(a.dim) or node.func.id == IF:
                 continue

@@ -29,7 +29,7 @@ EXAMPLE = """\
 #   chainc solve example                           # solve forward
 #   chainc solve example --find batch --given tpot=10ms   # the batch for a target
 #
-# The format is described in chainc's docs/model-format.md; `chainc schema`
+# `chainc docs model-format` describes the format; `chainc schema`
 # prints it as a JSON Schema for editors, and `chainc solve goodput --explain`
 # shows a bundled chain step by step.
 name: example

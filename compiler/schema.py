@@ -397,7 +397,7 @@ def _explain(err: jsonschema.ValidationError, where: str) -> tuple[str, str]:
         allowed = ", ".join(sorted(err.schema.get("properties", {})))
         return f"unknown key '{shown(extra)}' in {where}", f"allowed keys: {allowed}"
     if err.validator == "required":
-        return f"{where}: {err.message}", "see docs/model-format.md"
+        return f"{where}: {err.message}", "see chainc docs model-format"
     if err.validator == "pattern" or err.validator == "propertyNames":
         return f"'{shown(err.instance)}' is not a valid name in {where}", "names are lower case letters, digits and '_', starting with a letter"
     if err.validator == "maxLength":
@@ -407,7 +407,7 @@ def _explain(err: jsonschema.ValidationError, where: str) -> tuple[str, str]:
         return f"{where}: '{shown(err.instance)}' is not one of {choices}", f"write one of: {choices}"
     if err.validator == "type":
         want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
-        hint = "see docs/model-format.md"
+        hint = "see chainc docs model-format"
         if isinstance(err.instance, dict) and "string" in want:
             hint = "YAML read 'text: more text' as a mapping: put the text in quotes"
         elif isinstance(err.instance, str) and ("number" in want or "integer" in want):
@@ -418,4 +418,4 @@ def _explain(err: jsonschema.ValidationError, where: str) -> tuple[str, str]:
             hint = "put the text in quotes"
         wanted = " or ".join(_TYPES.get(t, t) for t in want)
         return f"{where}: expected {wanted}, got {_GOT.get(type(err.instance), type(err.instance).__name__)}", hint
-    return f"{where}: {shown(err.message, 300)}", "see docs/model-format.md"
+    return f"{where}: {shown(err.message, 300)}", "see chainc docs model-format"

@@ -175,3 +175,43 @@ def test_a_reader_that_stops_early_ends_the_command_quietly():
     r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.stdout.endswith(" rc=141\n") and r.stdout.startswith("{"), r.stdout
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
+
+
+def test_the_manual_is_a_command(capsys):
+    """chainc docs lists the pages by topic and heading; a topic prints its page as written; a typo is located with the pages."""
+    code, out, _ = run(capsys, "docs")
+    topics = [ln.split()[0] for ln in out.splitlines()[: len(list((ROOT / "docs").glob("*.md"))) + 1]]
+    assert code == 0 and sorted(topics) == sorted(["readme", *(p.stem for p in (ROOT / "docs").glob("*.md"))])
+    assert "model-format  The model file format" in out
+    code, out, _ = run(capsys, "docs", "cli")
+    assert code == 0 and out == (ROOT / "docs" / "cli.md").read_text()
+    code, out, err = run(capsys, "docs", "model-formt")
+    assert code == 2 and "no docs page 'model-formt'" in err and "did you mean model-format?" in err
+
+
+def test_list_fits_a_narrow_terminal():
+    """In an 80-column terminal every row of chainc list fits (the bundled folder is named once, in --version; titles are
+    cut with an ellipsis); piped, nothing is cut, so ids, titles and paths can be copied whole."""
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
+    r = subprocess.run([CONSOLE_SCRIPT, "list"], stdout=follower, stderr=subprocess.PIPE, cwd=ROOT / "docs", env=env, timeout=120)
+    os.close(follower)
+    text = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        text += chunk
+    os.close(leader)
+    rows = [ln for ln in text.decode().replace("\r", "").splitlines() if ln.strip()]
+    assert r.returncode == 0 and len(rows) > 30, r.stderr
+    assert max(map(len, rows[1:])) <= 80, [ln for ln in rows if len(ln) > 80]
+    assert any(ln.rstrip().endswith("bundled") and "…" in ln for ln in rows)  # titles longer than the room are cut
+    piped = subprocess.run([CONSOLE_SCRIPT, "list"], capture_output=True, text=True, cwd=ROOT / "docs", env=env, timeout=120).stdout
+    assert "…" not in piped and "Chunked prefill's token budget, TPOT against TTFT" in piped

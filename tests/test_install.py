@@ -83,6 +83,20 @@ def test_the_installed_chainc_runs_from_an_empty_folder(installed, minimal_env, 
     assert not (empty / "exports").exists() and list(empty.iterdir()) == []
 
 
+def test_the_manual_ships_with_the_wheel(wheel, installed, minimal_env, tmp_path):
+    """pip users have no repository: `chainc docs` prints its pages from the package, and init's example points there."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    pages = ["README.md", *(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))]
+    assert all(f"chainc/library/{p}" in names for p in pages), sorted(n for n in names if "library/docs" in n)
+    chainc = installed / "chainc"
+    listing = _sh(chainc, "docs", cwd=tmp_path, env=minimal_env).stdout
+    assert all(p.stem in listing for p in (ROOT / "docs").glob("*.md")) and "readme" in listing
+    assert _sh(chainc, "docs", "model-format", cwd=tmp_path, env=minimal_env).stdout == (ROOT / "docs" / "model-format.md").read_text()
+    _sh(chainc, "init", "fresh", cwd=tmp_path, env=minimal_env)
+    example = (tmp_path / "fresh" / "models" / "example.yaml").read_text()
+    assert "`chainc docs model-format`" in example and "docs/model-format.md" not in example
+
+
 def test_a_user_project_made_by_init(installed, minimal_env, tmp_path):
     chainc = installed / "chainc"
     _sh(chainc, "init", "mine", cwd=tmp_path, env=minimal_env)

@@ -30,6 +30,7 @@ examples:
   chainc solve kv-ceiling --llm llama-3.1-70b --explain  show every step
   chainc build                                  check and solve every model into exports/
   chainc init my-project                        start a project of your own chains
+  chainc docs model-format                      the manual: how to write a chain
 """
 
 
@@ -130,6 +131,15 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("action", choices=["path", "clear"], help="path: print the folder; clear: remove chainc's entries (only them)")
     s.add_argument("--force", action="store_true", help="clear: remove chainc's entries even from a folder that holds other files (those stay)")
 
+    s = sub.add_parser(
+        "docs",
+        help="print the manual: the tour, the model format, the command line, security",
+        description="Print a page of chainc's manual (Markdown), shipped with the package. Without a topic, list the pages.",
+        epilog="examples:\n  chainc docs\n  chainc docs model-format | less",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("topic", nargs="?", metavar="TOPIC", help="readme, model-format, cli, security, design")
+
     sub.add_parser("schema", help="print the model file's JSON Schema", description="Print the JSON Schema of model files, for editors.", epilog="example: chainc schema > model.schema.json")
     return p
 
@@ -156,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     gc.disable()
     try:
         with caller("cli"):  # hints say --find, not find=
-            if args.command == "init":
-                return command("init")(args, None, out)
+            if args.command in ("init", "docs"):  # neither reads a project
+                return command(args.command)(args, None, out)
             return command(args.command)(args, Project(args.root), out)
     except ChaincError as e:
         if as_json:
@@ -197,7 +207,18 @@ def _terminate(signum, frame):
 
 
 # command -> its module: imported when the command runs, so a cached answer starts without SymPy or pint
-COMMANDS = {"cache": "building", "show": "showing", "list": "catalog", "check": "checking", "solve": "solving", "build": "building", "plot": "building", "schema": "building", "init": "building"}
+COMMANDS = {
+    "docs": "docs",
+    "cache": "building",
+    "show": "showing",
+    "list": "catalog",
+    "check": "checking",
+    "solve": "solving",
+    "build": "building",
+    "plot": "building",
+    "schema": "building",
+    "init": "building",
+}
 
 
 def command(name: str):

@@ -53,7 +53,9 @@ def cmd_list(args, project: Project, out: Console) -> int:
         out.print(Text(heading, style="bold"))
         lines = []
         for r in rows:
-            where = f"{r['from']}: {display_path(Path(r['path']).parent)}/"
+            # the bundled library's folder is one for every row (chainc --version, list --json name it): after a pip
+            # install it is a long site-packages path, which would wrap every row in 80 columns
+            where = r["from"] if r["from"] == "bundled" else f"{r['from']}: {display_path(Path(r['path']).parent)}/"
             if r["overridden"]:
                 title, style = "(overridden by the project's own)", "dim"
             elif "error" in r:
@@ -63,9 +65,12 @@ def cmd_list(args, project: Project, out: Console) -> int:
                 title, style = r["title"], ""
                 where += " (overrides the bundled one)" if overrides else ""
             lines.append((r[key], title, style, where))
-        # plain aligned columns, never wrapped or cut: ids and paths are meant to be copied
+        # plain aligned columns: ids and paths are meant to be copied, so on a narrow terminal only titles are cut
         w1, w2 = (max((len(x[i]) for x in lines), default=0) for i in (0, 1))
+        if out.is_terminal:
+            w2 = max(min(w2, out.width - w1 - 4 - max((len(x[3]) for x in lines), default=0)), 12)
         for entry_id, title, style, where in lines:
+            title = title if len(title) <= w2 else title[: w2 - 1] + "…"
             out.print(Text.assemble(plain(entry_id.ljust(w1), "bold"), "  ", plain(title.ljust(w2), style), "  ", plain(where)))
     errors = [r for rows in (models, catalog["gpu"], catalog["llm"]) for r in rows if "error" in r]
     for r in errors:
