@@ -102,6 +102,12 @@ def _question(b, name: str, q: dict, kp: KeyPath, at: KeyPath | None = None, com
     cond = b.expression(q["such_that"], at)
     if combined:
         pass  # a conjunction of the parts' comparisons, each checked on its own
+    elif cond.expr in (sp.true, sp.false):  # SymPy decided it from the domains: y >= -1[s] with y positive
+        raise b.fail(
+            at,
+            f"question {name}: {str(q['such_that']).strip()} is {'always' if cond.expr == sp.true else 'never'} true, whatever the values (the domains decide it)",
+            "a question needs a condition that holds for some values and fails for others: compare with a target that lies in the domain",
+        )
     elif not ex.is_condition(cond.dim) or not isinstance(cond.expr, (sp.Lt, sp.Le, sp.Gt, sp.Ge)):
         raise b.fail(at, "such_that must be comparisons with <, <=, > or >=, joined by 'and'", "for example: tpot <= tpot_target and step_bytes <= gpu.memory")
     step = None

@@ -144,6 +144,7 @@ LOAD_ERRORS = [
     ("sum-if-escapes.yaml", 7, 10, "an if() on the index 'a' of an inner sum, in another sum's bounds or terms, moves out of its sum", "min() or max() instead of if()"),
     # several conditions
     ("condition-deep.yaml", 10, 28, "expression nested too deeply", "an expression is like"),
+    ("condition-always-true.yaml", 13, 16, "y >= -1[s] is always true, whatever the values", "holds for some values and fails for others"),
     # Python constructs the whitelist does not name: these must be model errors too, not crashes
     ("compare-is.yaml", 9, None, "", ""),
     ("compare-in.yaml", 9, None, "", ""),
