@@ -50,7 +50,7 @@ def load_limits(b, spec: Any) -> tuple:
         kp = ("limits", name)
         text, about, at = (item.get("that"), item.get("about") or "", kp + ("that",)) if isinstance(item, dict) else (item, "", kp)
         text = str(text).strip()
-        op, sides = _split(b, text, at)
+        op, sides = _split(b, name, text, at)
         left, right = (b.expression(side, at, offset=offset) for side, offset in sides)
         whole = b.expression(text, at)
         from .expr import is_condition, same_dim
@@ -64,7 +64,7 @@ def load_limits(b, spec: Any) -> tuple:
     return tuple(out)
 
 
-def _split(b, text: str, kp) -> tuple[str, tuple]:
+def _split(b, name: str, text: str, kp) -> tuple[str, tuple]:
     """The comparison operator at the top level of `text` and its two sides (each with its column offset)."""
     depth, found = 0, []
     k = 0
@@ -78,13 +78,16 @@ def _split(b, text: str, kp) -> tuple[str, tuple]:
             k += len(found[-1][1])
             continue
         k += 1
-    if len(found) != 1 or found[0][1] not in OPS:
-        what = "compares two values" if not found else "is one comparison with <, <=, > or >=" if len(found) == 1 else "is one comparison (a chain or 'and' makes several: write a limit for each)"
-        raise b.fail(kp, f"a limit {what}: '{text}' is not", "write one comparison, such as step_bytes <= memory", key=False)
+    if not found:
+        raise b.fail(kp, f"limit {name}: '{text}' is a value, not a comparison", "write one comparison, such as step_bytes <= memory")
+    if len(found) > 1:
+        raise b.fail(kp, f"limit {name}: '{text}' makes several comparisons", "write one limit for each comparison")
+    if found[0][1] not in OPS:
+        raise b.fail(kp, f"limit {name}: '{text}' is an equality, not a bound", "a limit is a bound: write <, <=, > or >=")
     at, op = found[0]
     left, right = text[:at], text[at + len(op) :]
     if not left.strip() or not right.strip():
-        raise b.fail(kp, f"a limit compares two values: '{text}' has only one side", "write one comparison, such as step_bytes <= memory")
+        raise b.fail(kp, f"limit {name}: '{text}' has only one side", "write one comparison, such as step_bytes <= memory")
     return op, ((left.strip(), len(left) - len(left.lstrip())), (right.strip(), at + len(op) + len(right) - len(right.lstrip())))
 
 

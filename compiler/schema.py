@@ -140,19 +140,14 @@ CHECK = {
 }
 
 LIMIT = {
-    "description": "A physical limit: a comparison that must hold for the numbers to describe a real machine ('step_bytes <= memory'). It cuts nothing: a solve where it fails still has its numbers, with a warning beside them.",
-    "oneOf": [
-        _text,
-        {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["that"],
-            "properties": {
-                "that": {**_text, "description": "The comparison, such as 'step_bytes <= memory'."},
-                "about": {**_text, "description": "What the limit is, in words: warnings quote it."},
-            },
-        },
-    ],
+    "description": "A physical limit: a comparison that must hold for the numbers to describe a real machine ('step_bytes <= memory'), or {that: comparison, about: words}. It cuts nothing: a solve where it fails still has its numbers, with a warning beside them.",
+    "type": ["string", "object"],
+    "additionalProperties": False,
+    "required": ["that"],
+    "properties": {
+        "that": {**_text, "description": "The comparison, such as 'step_bytes <= memory'."},
+        "about": {**_text, "description": "What the limit is, in words: warnings quote it."},
+    },
 }
 
 SWEEP = {
