@@ -101,7 +101,8 @@ def _display(b, texts: tuple, terms: tuple) -> tuple:
     near = [q for q in own if q is not None] + sorted((quantities[s] for t in terms for s in t.expr.free_symbols if s in quantities), key=lambda q: q.name)
     common = next((q for q in near if same_dim(q.dim, dim)), None)
     out = []
-    for text, q in zip(texts, own):
+    for text, q, t in zip(texts, own, terms):
+        text = text if t.expr.free_symbols else ""  # a constant side shows as its value alone: 'kv_budget -3.1 GiB <= 0 GiB'
         q = q or common
         unit, factor, digits = (q.unit, Fraction(int(q.factor.p), int(q.factor.q)), getattr(q, "digits", None)) if q is not None else ("", Fraction(1), None)
         out.append((text, unit, factor, digits))

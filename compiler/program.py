@@ -248,7 +248,8 @@ def physical_words(limit: Physical, left: str, right: str) -> str:
     'memory limit fails: step_bytes 863.5 GB > memory 48 GB'
     """
     (lt, lu, _, _), (rt, ru, _, _) = limit.sides
-    return f"{limit.name} limit fails: {lt} {left}{' ' + lu if lu else ''} {NEGATED[limit.cond.op]} {rt} {right}{' ' + ru if ru else ''}"
+    left, right = (" ".join(x for x in parts if x) for parts in ((lt, left, lu), (rt, right, ru)))  # a constant side has no text
+    return f"{limit.name} limit fails: {left} {NEGATED[limit.cond.op]} {right}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -401,4 +401,4 @@ def _limit_warning_np(holds, template: str, left, right, digits: tuple, about: s
     if bad.any():
         k = tuple(int(i) for i in np.argwhere(bad)[0])
         where = f" at {int(bad.sum())} of {bad.size} points, the first at index {k}" if bad.size > 1 else ""
-        _limit_warning(template, left[k], right[k], digits, about, where, 4)
+        _limit_warning(template, left[k], right[k], digits, about, where, 4)  # noqa: F821 - copied beside it in the module
