@@ -105,10 +105,13 @@ def test_generated_modules_warn(modules):
     assert s.step_bytes == pytest.approx(STEP_GB)  # the numbers are returned all the same
     with pytest.warns(UserWarning, match=r"memory limit fails: step_bytes 812\.8 GB > memory 48 GB at 2 of 2 points"):
         vec.solve(gpu="l40s", llm="llama-3.1-405b", batch=np.array([1, BATCH]))  # 811.7 + 1.057 GB at batch 1
+    with pytest.warns(UserWarning, match=WARNING):  # the question's answer where the limit fails says so
+        assert plain.max_batch(gpu="l40s", llm="llama-3.1-405b", tpot_target=1000) == BATCH
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # where the limit holds: no warning
         plain.solve()
         vec.solve(batch=np.array([1, 64]))
+        assert plain.max_batch() == 64
 
 
 def test_the_derivation_sheet_lists_each_limit_with_its_status(tmp_path):

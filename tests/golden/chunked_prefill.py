@@ -463,6 +463,45 @@ def max_budget(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    budget = value
+    (
+        achieved_flops,
+        chunk,
+        chunks,
+        compute_time,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        memory_time,
+        step_time,
+        tpot,
+        ttft,
+        crossover_budget,
+        decode_throughput,
+        decode_goodput,
+    ) = _solve_chunked_prefill(
+        attention_flops_per_pair,
+        budget,
+        context,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_tpot_target,
+        decode_weight_bytes,
+        decoders,
+        linear_flops_per_token,
+        mfu,
+        peak_flops,
+        prompt_tokens,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the weights and every decoding sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, False)
 
 

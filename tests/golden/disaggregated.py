@@ -485,6 +485,48 @@ def min_prefill_gpus_stable(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    prefill_gpus = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -619,6 +661,48 @@ def min_prefill_gpus_latency(
         ttft_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    prefill_gpus = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -753,6 +837,48 @@ def min_prefill_gpus(
         ttft_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    prefill_gpus = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -886,6 +1012,48 @@ def max_batch_per_gpu_latency(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch_per_gpu = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -1020,6 +1188,48 @@ def max_batch_per_gpu_memory(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch_per_gpu = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -1154,6 +1364,48 @@ def max_batch_per_gpu(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch_per_gpu = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 

@@ -290,6 +290,16 @@ def max_batch(
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    batch = value
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    if not (step_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: step_bytes {0} GB > memory {1} GB",
+            step_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "the weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -363,6 +373,16 @@ def fitting_batch_latency(
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    batch = value
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    if not (step_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: step_bytes {0} GB > memory {1} GB",
+            step_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "the weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -436,6 +456,16 @@ def fitting_batch_memory(
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    batch = value
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    if not (step_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: step_bytes {0} GB > memory {1} GB",
+            step_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "the weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -509,6 +539,16 @@ def fitting_batch(
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    batch = value
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    if not (step_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: step_bytes {0} GB > memory {1} GB",
+            step_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "the weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 

@@ -632,6 +632,29 @@ def largest_batch_latency(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    expert_bytes, shared_bytes, experts_touched, step_bytes, resident_bytes, tpot, throughput = _solve_moe(
+        bandwidth,
+        batch,
+        bytes_per_param,
+        context,
+        expert_parallel,
+        experts,
+        experts_per_token,
+        hidden,
+        intermediate,
+        kv_bytes_per_token,
+        layers,
+        weight_bytes,
+    )
+    if not (resident_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: resident_bytes {0} GB > memory {1} GB",
+            resident_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "every expert's weights and the KV cache must fit in each GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -787,6 +810,29 @@ def largest_batch_memory(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    expert_bytes, shared_bytes, experts_touched, step_bytes, resident_bytes, tpot, throughput = _solve_moe(
+        bandwidth,
+        batch,
+        bytes_per_param,
+        context,
+        expert_parallel,
+        experts,
+        experts_per_token,
+        hidden,
+        intermediate,
+        kv_bytes_per_token,
+        layers,
+        weight_bytes,
+    )
+    if not (resident_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: resident_bytes {0} GB > memory {1} GB",
+            resident_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "every expert's weights and the KV cache must fit in each GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -943,6 +989,29 @@ def largest_batch(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    expert_bytes, shared_bytes, experts_touched, step_bytes, resident_bytes, tpot, throughput = _solve_moe(
+        bandwidth,
+        batch,
+        bytes_per_param,
+        context,
+        expert_parallel,
+        experts,
+        experts_per_token,
+        hidden,
+        intermediate,
+        kv_bytes_per_token,
+        layers,
+        weight_bytes,
+    )
+    if not (resident_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: resident_bytes {0} GB > memory {1} GB",
+            resident_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "every expert's weights and the KV cache must fit in each GPU's memory",
+        )
     return _answer_number(value, True)
 
 

@@ -327,6 +327,25 @@ def min_utilization(
         weight_memory,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    gpu_memory_utilization = value
+    usable_memory, kv_budget, block_bytes, gpu_blocks, cache_tokens, blocks_per_request, max_concurrency = _solve_paged_kv(
+        activation_peak,
+        block_size,
+        gpu_memory_utilization,
+        kv_bytes_per_token,
+        max_model_len,
+        non_torch_memory,
+        total_memory,
+        weight_memory,
+    )
+    if not (kv_budget > 0):
+        _limit_warning(
+            "memory limit fails: kv_budget {0} GiB <= {1} GiB",
+            kv_budget / 8589934592.0,
+            0 / 8589934592.0,
+            (None, None),
+            "the weights, the activation peak and the memory outside PyTorch must leave room for a KV cache",
+        )
     return _answer_number(value, False)
 
 
@@ -418,6 +437,25 @@ def max_context(
         weight_memory,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    max_model_len = value
+    usable_memory, kv_budget, block_bytes, gpu_blocks, cache_tokens, blocks_per_request, max_concurrency = _solve_paged_kv(
+        activation_peak,
+        block_size,
+        gpu_memory_utilization,
+        kv_bytes_per_token,
+        max_model_len,
+        non_torch_memory,
+        total_memory,
+        weight_memory,
+    )
+    if not (kv_budget > 0):
+        _limit_warning(
+            "memory limit fails: kv_budget {0} GiB <= {1} GiB",
+            kv_budget / 8589934592.0,
+            0 / 8589934592.0,
+            (None, None),
+            "the weights, the activation peak and the memory outside PyTorch must leave room for a KV cache",
+        )
     return _answer_number(value, False)
 
 

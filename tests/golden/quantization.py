@@ -474,6 +474,45 @@ def largest_batch_latency(
         weight_bits,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    (
+        bits_per_weight,
+        weight_bytes,
+        kv_bytes_per_token,
+        weight_ratio,
+        kv_ratio,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_quantization(
+        batch,
+        catalog_kv_bytes_per_token,
+        catalog_weight_bytes,
+        decode_bandwidth,
+        decode_context,
+        group_size,
+        head_dim,
+        kv_bits,
+        kv_heads,
+        layers,
+        params,
+        scale_bits,
+        tpot_target,
+        weight_bits,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the quantized weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -611,6 +650,45 @@ def largest_batch_memory(
         weight_bits,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    (
+        bits_per_weight,
+        weight_bytes,
+        kv_bytes_per_token,
+        weight_ratio,
+        kv_ratio,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_quantization(
+        batch,
+        catalog_kv_bytes_per_token,
+        catalog_weight_bytes,
+        decode_bandwidth,
+        decode_context,
+        group_size,
+        head_dim,
+        kv_bits,
+        kv_heads,
+        layers,
+        params,
+        scale_bits,
+        tpot_target,
+        weight_bits,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the quantized weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -748,6 +826,45 @@ def largest_batch(
         weight_bits,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    (
+        bits_per_weight,
+        weight_bytes,
+        kv_bytes_per_token,
+        weight_ratio,
+        kv_ratio,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_quantization(
+        batch,
+        catalog_kv_bytes_per_token,
+        catalog_weight_bytes,
+        decode_bandwidth,
+        decode_context,
+        group_size,
+        head_dim,
+        kv_bits,
+        kv_heads,
+        layers,
+        params,
+        scale_bits,
+        tpot_target,
+        weight_bits,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the quantized weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 

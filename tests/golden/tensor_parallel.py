@@ -460,6 +460,33 @@ def smallest_tp_latency(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    tp = value
+    (
+        message_bytes,
+        allreduce_bytes,
+        comm_time,
+        heads_left,
+        power_left,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        tpot,
+        gpus_throughput,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each GPU's share of the weights and KV cache must fit in its memory",
+        )
     return _answer_number(value, True)
 
 
@@ -591,6 +618,33 @@ def smallest_tp_memory(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    tp = value
+    (
+        message_bytes,
+        allreduce_bytes,
+        comm_time,
+        heads_left,
+        power_left,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        tpot,
+        gpus_throughput,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each GPU's share of the weights and KV cache must fit in its memory",
+        )
     return _answer_number(value, True)
 
 
@@ -721,6 +775,33 @@ def smallest_tp_heads(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    tp = value
+    (
+        message_bytes,
+        allreduce_bytes,
+        comm_time,
+        heads_left,
+        power_left,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        tpot,
+        gpus_throughput,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each GPU's share of the weights and KV cache must fit in its memory",
+        )
     return _answer_number(value, True)
 
 
@@ -851,6 +932,33 @@ def smallest_tp_power_of_two(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    tp = value
+    (
+        message_bytes,
+        allreduce_bytes,
+        comm_time,
+        heads_left,
+        power_left,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        tpot,
+        gpus_throughput,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each GPU's share of the weights and KV cache must fit in its memory",
+        )
     return _answer_number(value, True)
 
 
@@ -982,6 +1090,33 @@ def smallest_tp(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    tp = value
+    (
+        message_bytes,
+        allreduce_bytes,
+        comm_time,
+        heads_left,
+        power_left,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        tpot,
+        gpus_throughput,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each GPU's share of the weights and KV cache must fit in its memory",
+        )
     return _answer_number(value, True)
 
 
