@@ -25,7 +25,7 @@ from .ir import Aggregate, Column, Domain, Equation, Model, Param, Table, Variab
 from .joins import join, joined_name
 from .limits import LIMITS
 from .order import Cycle, topological
-from .physical import load_limits
+from .physical_load import load_limits
 from .schema import MODEL_SCHEMA, validate
 from .source import KeyPath, Source, load_yaml
 from .suggest import close_names
