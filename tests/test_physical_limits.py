@@ -158,6 +158,35 @@ def test_the_workbook_recalculates_the_verdict_live(tmp_path):
         assert str(row[4]).startswith("memory limit fails: step_bytes 96.59") and str(row[4]).endswith(" GB > memory 80 GB"), (engine, row[4])
 
 
+@pytest.mark.slow
+def test_the_workbooks_answer_says_so_live(tmp_path):
+    """A reader types a 100 ms target on the default H100 with Llama 3.1 8B: max_batch is
+    floor((0.1 s x 3.35e12 B/s - 16.0605e9 B) / (2,048 x 131,072 B)) = floor(1188.14) = 1188, where a step reads
+    16.0605 + 1188 x 0.268435 = 334.96 GB > 80 GB: the answer's message says so, in both engines."""
+    import openpyxl
+
+    from .tools import require
+
+    require("soffice", "ssconvert")
+    from .excel_recalc import recalculate
+    from .gnumeric_recalc import recalculate_gnumeric
+
+    assert main(["build", "goodput", "--out", str(tmp_path), "--format", "xlsx"]) == 0
+    wb = openpyxl.load_workbook(tmp_path / "chains.xlsx")
+    ws = wb["goodput"]
+    header = next(r for r in ws.iter_rows() if r[0].value == "name")
+    column = next(i for i, c in enumerate(header) if c.value == "your value")
+    next(r for r in ws.iter_rows() if r[0].value == "tpot_target")[column].value = 100
+    wb.save(tmp_path / "typed.xlsx")
+    built = next(r for r in openpyxl.load_workbook(tmp_path / "chains.xlsx", data_only=True)["goodput"].iter_rows(values_only=True) if r[0] == "max_batch")
+    assert "limit fails" not in str(built[3])  # batch 64 at 10 ms fits
+    for engine, recalc in {"LibreOffice": recalculate, "Gnumeric": recalculate_gnumeric}.items():
+        (fresh,) = recalc([tmp_path / "typed.xlsx"], tmp_path / engine)
+        row = next(r for r in openpyxl.load_workbook(fresh, data_only=True)["goodput"].iter_rows(values_only=True) if r[0] == "max_batch")
+        assert row[1] == 1188, (engine, row)
+        assert str(row[3]).startswith("batch = 1188: ") and " — but memory limit fails: step_bytes 334.96" in str(row[3]) and str(row[3]).endswith(" GB > memory 80 GB"), (engine, row[3])
+
+
 def _limit_row(ws) -> list:
     rows = list(ws.iter_rows(values_only=True))
     start = next(k for k, r in enumerate(rows) if r[0] == "Physical limits")

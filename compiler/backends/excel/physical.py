@@ -71,3 +71,22 @@ def _cached(chain, side, factor):
     except (ArithmeticError, ValueError, TypeError):
         return None
     return float(v) / float(factor)
+
+
+def failing_text(pr, program: P.Program):
+    """The physical limits of `program` that fail, as one text formula (' — but memory limit fails: ...'; '' when all hold).
+
+    A question's probe row prints it at the answer, so the answer's message says so, live. None: no limits.
+    """
+    parts = []
+    for x in program.physical:
+        left, right = (pr.value(side, f) for side, (_, _, f, _) in zip((x.cond.left, x.cond.right), x.sides))
+        template = P.physical_words(x, "\0", "\0").split("\0")
+        words = xl.op("&", xl.op("&", xl.op("&", xl.op("&", D.text(" — but " + template[0]), D.shown(left)), D.text(template[1])), D.shown(right)), D.text(template[2]))
+        parts.append(xl.fn("IF", xl.fn("IFERROR", pr.condition(x.cond), xl.TRUE), xl.Str(""), words))
+    if not parts or pr.missing:
+        return None
+    out = parts[0]
+    for p in parts[1:]:
+        out = xl.op("&", out, p)
+    return out
