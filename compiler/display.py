@@ -80,14 +80,18 @@ class Values:
         shown = [f"{n} = {v} {u}".rstrip() for _, n, v, u, _ in computed[:SHOWN]]
         more = len(computed) - SHOWN
         given = ", ".join(f"{n}={v} {u}".rstrip() for k, n, v, u, _ in rows if k == "given" and n in s.given)
-        return [("given " + given) if given else "", ", ".join(shown) + (f", ... and {more} more" if more > 0 else "")]
+        warned = [f"warning: {w.message}" for w in getattr(s, "warnings", ())]  # physical limits that fail
+        return [("given " + given) if given else "", ", ".join(shown) + (f", ... and {more} more" if more > 0 else ""), *warned]
 
     def _html_values(self, found=()) -> str:
         cells = "".join(
             f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(n)}</code></td><td style='text-align:right'>{html.escape(v)}</td><td>{html.escape(u)}</td><td>{html.escape(d)}</td></tr>"
             for k, n, v, u, d in self.rows(found)
         )
-        return f"<table><thead><tr><th></th><th>name</th><th>value</th><th>unit</th><th>description</th></tr></thead><tbody>{cells}</tbody></table>"
+        warned = "".join(
+            f"<p style='color:#9c5700'><b>warning</b>: {html.escape(w.message)}" + (f" ({html.escape(w.about)})" if w.about else "") + "</p>" for w in getattr(self.solution, "warnings", ())
+        )
+        return warned + f"<table><thead><tr><th></th><th>name</th><th>value</th><th>unit</th><th>description</th></tr></thead><tbody>{cells}</tbody></table>"
 
 
 def as_quantity(value, unit: str):

@@ -170,6 +170,20 @@ class Check:
 
 
 @dataclass(frozen=True)
+class PhysicalLimit:
+    """A `limits:` entry: a comparison that must hold for the numbers to describe a real machine (it warns, cuts nothing)."""
+
+    name: str
+    text: str  # as written: 'step_bytes <= memory'
+    op: str  # '<' '<=' '>' '>='
+    left: sp.Expr  # base units
+    right: sp.Expr
+    sides: tuple  # per side (its text, display unit, display -> base factor, digits): how a warning shows its value
+    about: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
 class Sweep:
     name: str
     over: str
@@ -201,6 +215,7 @@ class Model:
     sweeps: dict[str, Sweep]
     loc: Loc
     expected_from: str = ""  # where the checks' numbers come from ('the card'); '' : they are expected values
+    limits: tuple[PhysicalLimit, ...] = ()  # physical limits (compiler/physical.py): warnings, never the domain's edge
 
     def quantity(self, name: str) -> Quantity | None:
         return self.variables.get(name) or self.params.get(name)

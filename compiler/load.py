@@ -25,6 +25,7 @@ from .ir import Aggregate, Column, Domain, Equation, Model, Param, Table, Variab
 from .joins import join, joined_name
 from .limits import LIMITS
 from .order import Cycle, topological
+from .physical_load import load_limits
 from .schema import MODEL_SCHEMA, validate
 from .source import KeyPath, Source, load_yaml
 from .suggest import close_names
@@ -442,5 +443,5 @@ def _load_model(path: str | Path, project: Project, src: Source) -> Model:
         gpu=uses.get("gpu"), llm=uses.get("llm"), imports=tuple(imports.items()),
         variables=dict(b.variables), params=dict(sorted(b.params.items())), equations=equations, tables=dict(b.tables),
         aggregates=dict(sorted(b.aggregates.items())), questions=questions, checks=checks, sweeps=sweeps, loc=src.loc(()),
-        expected_from=str(d.get("expected_from") or "").strip(),
+        expected_from=str(d.get("expected_from") or "").strip(), limits=load_limits(b, d.get("limits")),
     )  # fmt: skip

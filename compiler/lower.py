@@ -254,7 +254,15 @@ def lower(plan: Plan) -> P.Program:
     outputs = tuple(n for s in plan.steps for n in s.unknowns)
     numeric = tuple(n for s in plan.steps if s.method == "numeric" for n in s.unknowns)
     inputs = tuple(sorted(plan.known)) + tuple(m.params)
-    return P.Program(m.name, inputs, tuple(body), outputs, {n: domain(m, n) for n in m.variables}, numeric, tuple(m.tables))
+    return P.Program(m.name, inputs, tuple(body), outputs, {n: domain(m, n) for n in m.variables}, numeric, tuple(m.tables), physical(m))
+
+
+@lru_cache(maxsize=256)
+def physical(model: Model) -> tuple[P.Physical, ...]:
+    """The model's physical limits, lowered once: the solver's verdict and every backend's warning print these nodes."""
+    return tuple(
+        P.Physical(x.name, x.text, P.Cmp(x.op, expr(x.left), expr(x.right)), x.sides, x.about, P.Site(x.loc, f"line {x.loc.line}: limit {x.name}: {x.text}")) for x in getattr(model, "limits", ())
+    )
 
 
 @lru_cache(maxsize=256)

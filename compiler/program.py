@@ -227,6 +227,32 @@ Stmt = Assign | Guard | Check | Pick | Search | Loop
 
 
 @dataclass(frozen=True, slots=True)
+class Physical:
+    """A physical limit (`limits:`, compiler/physical.py): `cond` must hold for the numbers to describe a real machine.
+
+    It is no statement: the program computes every value all the same, and each backend shows a failing one
+    as a warning beside the values it reads (physical_words).
+    """
+
+    name: str
+    text: str  # as written: 'step_bytes <= memory'
+    cond: Cmp  # left op right, base units
+    sides: tuple  # per side (its text, display unit, display -> base factor, digits)
+    about: str
+    site: Site
+
+
+def physical_words(limit: Physical, left: str, right: str) -> str:
+    """A failing limit's warning, its sides' values already shown in their units: every backend says it so.
+
+    'memory limit fails: step_bytes 863.5 GB > memory 48 GB'
+    """
+    (lt, lu, _, _), (rt, ru, _, _) = limit.sides
+    left, right = (" ".join(x for x in parts if x) for parts in ((lt, left, lu), (rt, right, ru)))  # a constant side has no text
+    return f"{limit.name} limit fails: {left} {NEGATED[limit.cond.op]} {right}"
+
+
+@dataclass(frozen=True, slots=True)
 class Domain:
     """A variable's domain in base units, and how to describe it in messages."""
 
@@ -262,6 +288,7 @@ class Program:
     domains: dict[str, Domain] = field(default_factory=dict)  # every variable of the model
     numeric: tuple[str, ...] = ()  # unknowns found by a numeric search
     tables: tuple[str, ...] = ()  # tables the program evaluates (also those only checks read)
+    physical: tuple[Physical, ...] = ()  # the model's physical limits: warnings over the computed values, never a stop
 
 
 def statements(body) -> Iterator:

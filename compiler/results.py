@@ -80,6 +80,13 @@ class Solution(Values):
         return self
 
     @property
+    def warnings(self) -> tuple:
+        """The model's physical limits (`limits:`) that fail here, as physical.LimitWarning; () when all hold."""
+        from .physical import verdicts
+
+        return verdicts(self.program, self.values)
+
+    @property
     def known(self) -> frozenset[str]:
         """The variables that were inputs of this solve (defaults and givens)."""
         return frozenset(n for n in self.program.inputs if n in self.model.variables)
@@ -151,12 +158,21 @@ class Answer:
         """The answer as a pint Quantity in its display unit."""
         return as_quantity(self.value, self.solution.model.variables[self.question.find].unit)
 
+    @property
+    def warnings(self) -> tuple:
+        """The physical limits that fail at the answer (physical.LimitWarning): the answer describes no real machine."""
+        return self.solution.warnings
+
     def sentence(self) -> str:
-        """'batch = 64 (floor of the boundary 64.9671 to steps of 1); tpot <= tpot_target holds there'."""
+        """'batch = 64 (floor of the boundary 64.9671 to steps of 1); tpot <= tpot_target holds there'.
+
+        Where a physical limit fails at the answer, the sentence ends with it: '... — but memory limit fails: ...'.
+        """
         var = self.solution.model.variables[self.question.find]
         how = f" ({self.how})" if self.rounding.how != "boundary" or self.limits else ""
         holds = "all hold" if self.limits else "holds"
-        return f"{var.name} = {fmt(in_unit(self.base, var.factor), 6)} {var.unit}".rstrip() + f"{how}; {self.question.condition_text} {holds} there"
+        but = "".join(f" — but {w.message}" if k == 0 else f"; and {w.message}" for k, w in enumerate(self.warnings))
+        return f"{var.name} = {fmt(in_unit(self.base, var.factor), 6)} {var.unit}".rstrip() + f"{how}; {self.question.condition_text} {holds} there" + but
 
     def __repr__(self) -> str:
         return short("Answer", [f"{self.question.name}: {self.sentence()}", self.solution._title()])
@@ -343,6 +359,11 @@ class Report(Values):
     @property
     def llm(self) -> Entry | None:
         return self.solution.llm
+
+    @property
+    def warnings(self) -> tuple:
+        """The physical limits that fail at the report's solution (physical.LimitWarning)."""
+        return self.solution.warnings
 
     @property
     def tally(self) -> Tally:

@@ -139,6 +139,17 @@ CHECK = {
     },
 }
 
+LIMIT = {
+    "description": "A physical limit: a comparison that must hold for the numbers to describe a real machine ('step_bytes <= memory'), or {that: comparison, about: words}. It cuts nothing: a solve where it fails still has its numbers, with a warning beside them.",
+    "type": ["string", "object"],
+    "additionalProperties": False,
+    "required": ["that"],
+    "properties": {
+        "that": {**_text, "description": "The comparison, such as 'step_bytes <= memory'."},
+        "about": {**_text, "description": "What the limit is, in words: warnings quote it."},
+    },
+}
+
 SWEEP = {
     "type": "object",
     "additionalProperties": False,
@@ -203,6 +214,12 @@ MODEL_SCHEMA = {
         "equations": {"type": "array", "items": EQUATION},
         "tables": {"type": "object", "propertyNames": _NAME, "additionalProperties": TABLE},
         "questions": {"type": "object", "propertyNames": _NAME, "additionalProperties": QUESTION},
+        "limits": {
+            "type": "object",
+            "propertyNames": _NAME,
+            "additionalProperties": LIMIT,
+            "description": "Physical limits by name ({memory: 'step_bytes <= memory'}): every solve and question checks them and warns where one fails.",
+        },
         "checks": {"type": "array", "items": CHECK},
         "sweeps": {"type": "object", "propertyNames": _NAME, "additionalProperties": SWEEP},
     },

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -78,14 +79,38 @@ def solver(f):
         return e
 
 
-def module(f, mod):
-    """f()'s value, the module's ChainError, or any other exception as Failed."""
-    try:
-        return f()
-    except mod.ChainError as e:
-        return e
-    except Exception as e:  # noqa: BLE001 - a module must raise its ChainError, nothing else
-        return Failed(e)
+def module(f, mod, warned: list | None = None):
+    """f()'s value, the module's ChainError, or any other exception as Failed; `warned` collects the warnings it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            return f()
+        except mod.ChainError as e:
+            return e
+        except Exception as e:  # noqa: BLE001 - a module must raise its ChainError, nothing else
+            return Failed(e)
+        finally:
+            if warned is not None:
+                warned.extend(str(w.message) for w in caught)
+
+
+def limits_agree(cmp, where: str, want, warned: list) -> None:
+    """The physical limits the module warned of are those the solver's solution fails (one at its edge, to 1e-9, may go either way)."""
+    from chainc.run import evaluate
+
+    edge = set()
+    for x in want.program.physical:
+        try:
+            left, right = (as_float(evaluate(side, want.values)) for side in (x.cond.left, x.cond.right))
+        except (ArithmeticError, ValueError, TypeError, KeyError):
+            continue
+        if math.isfinite(left) and math.isfinite(right) and abs(left - right) <= 1e-9 * max(abs(left), abs(right), 1e-300):
+            edge.add(x.name)
+    solver_says = {w.name for w in want.warnings} - edge
+    module_says = {m.split(" limit fails: ", 1)[0] for m in warned if " limit fails: " in m} - edge
+    AGREE["limits compared"] += 1
+    if solver_says != module_says:
+        cmp.problems.append(Mismatch(where, f"the solver warns of limits {sorted(solver_says)}, the module of {sorted(module_says)}"))
 
 
 def as_float(x) -> float:
@@ -260,12 +285,16 @@ def compare_modules(project: Project, a: Accepted) -> Comparison | None:
         want = solver(lambda point=point: solve(model, point, project=project))
         expected_points.append(want)
         AGREE["points"] += 1
-        got = module(lambda point=point: mod.solve(**point), mod)
+        warned: list = []
+        got = module(lambda point=point: mod.solve(**point), mod, warned)
         if cmp.outcome(f"{where} (Python)", want, got):
             cmp.solution(f"{where} (Python)", model, want, got)
-        got = module(lambda point=point: vec.solve(**arrays(point)), vec)
+            limits_agree(cmp, f"{where} (Python)", want, warned)
+        warned = []
+        got = module(lambda point=point: vec.solve(**arrays(point)), vec, warned)
         if cmp.outcome(f"{where} (NumPy)", want, got):
             cmp.solution(f"{where} (NumPy)", model, want, got, element=0)
+            limits_agree(cmp, f"{where} (NumPy)", want, warned)
         for q, question in model.questions.items():
             kw = {n: v for n, v in point.items() if n != question.find}
             var = model.variables[question.find]

@@ -273,4 +273,30 @@ JOINED_WITH_CONDITIONS = Chain(
     constructs=frozenset({"sum", "join", "conditions"}),
 )
 
-CONSTRUCTS = {"nested apart": NESTED_APART, "outer index in terms": NESTED_OUTER_TERMS, "outer index in bounds": NESTED_OUTER_BOUNDS, "join": JOINED_WITH_CONDITIONS}
+# a physical limit that fails at the defaults (3 s > 2 s) and holds at the other point (1.5 s): the solver's
+# warnings and the modules' must name the same limits at each
+WITH_A_LIMIT = Chain(
+    yaml("""
+    name: chain
+    title: a physical limit
+    variables:
+      a0: {unit: "s", value: 1}
+      a1: {unit: "s"}
+    equations:
+      - "a1 = 3 * a0"
+    questions:
+      q0: {find: "a0", such_that: "a1 <= 100[s]", seek: "max"}
+    limits:
+      bound: "a1 <= 2[s]"
+    """),
+    ({"a0": 0.5},),
+    constructs=frozenset({"limits"}),
+)
+
+CONSTRUCTS = {
+    "nested apart": NESTED_APART,
+    "outer index in terms": NESTED_OUTER_TERMS,
+    "outer index in bounds": NESTED_OUTER_BOUNDS,
+    "join": JOINED_WITH_CONDITIONS,
+    "limits": WITH_A_LIMIT,
+}

@@ -154,6 +154,11 @@ def chains(draw) -> Chain:
         lines += ["tables:", *tables]
     if questions:
         lines += ["questions:", *questions]
+    if len(m.equations) % 3 == 1:  # a physical limit on the last value; chosen from what was drawn, drawing nothing (the stream stays as it was)
+        name, dim = m.scope.names[-1]
+        op, bound = ("<=", ">", "<", ">=")[len(m.variables) % 4], ("0.5", "2", "100")[len(m.inputs) % 3]
+        lines += ["limits:", f"  bound: {json.dumps(f'{name} {op} {literal(bound, dim)}')}"]
+        m.made.add("limits")
     points = tuple(_point(draw, m.inputs) for _ in range(draw(st.integers(1, 3))))
     query = None
     if draw(st.integers(0, 3)) == 0:

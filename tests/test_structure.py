@@ -28,6 +28,7 @@ CORE = {
     "format",
     "errors",
     "limits",
+    "physical",
     "bounded",
     "deadline",
     "runtime",

@@ -60,12 +60,19 @@ def solution_json(solution: Solution, answer: Answer | None = None) -> dict:
         "numeric": sorted(solution.numeric),
         "notes": list(solution.notes),
         "tables": {name: _rows(m.tables[name].columns, rows) for name, rows in solution.tables.items()},
+        "warnings": warnings_json(solution.warnings),
     }
     if answer is not None:
         var = m.variables[answer.question.find]
         data["question"] = answer.question.name
         data["answer"] = {"name": var.name, "value": number(var, answer.base), "unit": var.unit, "boundary": number(var, answer.base_boundary), "how": answer.rounding.how, **limits(var, answer)}
+        data["answer"]["warnings"] = warnings_json(answer.warnings)
     return data
+
+
+def warnings_json(warned) -> list:
+    """Physical limits that fail (physical.LimitWarning): each with its sides' values and the names it reads."""
+    return [{"limit": w.name, "condition": w.condition, "about": w.about, "left": w.left, "right": w.right, "affects": list(w.affects), "message": w.message} for w in warned]
 
 
 def limits(var, answer) -> dict:
@@ -88,7 +95,7 @@ def report_json(report: Report) -> dict:
             data["answers"][q] = {"error": a.message}
             continue
         var = m.variables[a.question.find]
-        data["answers"][q] = {"name": var.name, "value": number(var, a.base), "unit": var.unit, **limits(var, a)}
+        data["answers"][q] = {"name": var.name, "value": number(var, a.base), "unit": var.unit, **limits(var, a), "warnings": warnings_json(a.warnings)}
     data["checks"] = [{"about": o.check.about, "ok": o.ok, "applies": o.applies, "lines": list(o.lines)} for o in report.checks]
     return data
 

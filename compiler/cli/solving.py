@@ -122,10 +122,15 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
     t = RichTable(show_edge=False, box=None, pad_edge=False)
     for col in ("", "name", "value", "unit", "description"):
         t.add_column(col, justify="right" if col == "value" else "left")
+    warned = s.warnings
     for n, v in m.variables.items():
         kind = "answer" if answer is not None and n == answer.question.find else "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
-        t.add_row(kind, plain(n), fmt(display(s.values[n], v.factor), v.digits), plain(v.unit), plain(v.description))
+        fails = [w.name for w in warned if n in w.affects]
+        desc = Text.assemble(plain(f"[{', '.join(fails)} limit fails] ", "yellow"), plain(v.description)) if fails else plain(v.description)
+        t.add_row(kind, plain(n), fmt(display(s.values[n], v.factor), v.digits), plain(v.unit), desc)
     out.print(t)
+    for w in warned:
+        out.print(plain(f"\nwarning: {w.message}" + (f" ({w.about})" if w.about else "") + f"; these numbers describe no real machine (limit: {w.condition})", "yellow"))
     for name, rows in s.tables.items():
         table = m.tables[name]
         rt = RichTable(title=plain(f"table {name}: {table.about}"), title_justify="left", show_edge=False, box=None, pad_edge=False)

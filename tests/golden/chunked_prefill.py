@@ -297,6 +297,14 @@ def solve(
         peak_flops,
         prompt_tokens,
     )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the weights and every decoding sequence's KV cache must fit in the GPU's memory",
+        )
     return Solution(
         linear_flops_per_token=linear_flops_per_token,
         attention_flops_per_pair=attention_flops_per_pair,
@@ -455,6 +463,45 @@ def max_budget(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    budget = value
+    (
+        achieved_flops,
+        chunk,
+        chunks,
+        compute_time,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        memory_time,
+        step_time,
+        tpot,
+        ttft,
+        crossover_budget,
+        decode_throughput,
+        decode_goodput,
+    ) = _solve_chunked_prefill(
+        attention_flops_per_pair,
+        budget,
+        context,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_tpot_target,
+        decode_weight_bytes,
+        decoders,
+        linear_flops_per_token,
+        mfu,
+        peak_flops,
+        prompt_tokens,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the weights and every decoding sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, False)
 
 
@@ -1497,3 +1544,26 @@ class _Budget:
 def _begin() -> None:
     """A public function starts: its budget runs from now."""
     _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _limit_number(x, digits=None) -> str:
+    """A side of a physical limit as chainc prints numbers (compiler/format.fmt): 4 significant figures, whole digits kept."""
+    digits = digits or 4
+    x = float(x)
+    if x == 0 or math.isnan(x) or math.isinf(x):
+        return "0" if x == 0 else str(x)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    if mag >= digits - 1:
+        return f"{round(x):,}"
+    text = f"{x:,.{max(digits - 1 - mag, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _limit_warning(template: str, left, right, digits: tuple, about: str, where: str = "", level: int = 3) -> None:
+    """A physical limit (limits:) fails: warn, as chainc does beside the numbers; the values are returned all the same."""
+    import warnings
+
+    words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
+    warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)

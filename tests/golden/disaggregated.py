@@ -311,6 +311,16 @@ def solve(
         prompt_tokens,
         tpot_target,
     )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return Solution(
         linear_flops_per_token=linear_flops_per_token,
         attention_flops_per_pair=attention_flops_per_pair,
@@ -475,6 +485,48 @@ def min_prefill_gpus_stable(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    prefill_gpus = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -609,6 +661,48 @@ def min_prefill_gpus_latency(
         ttft_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    prefill_gpus = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -743,6 +837,48 @@ def min_prefill_gpus(
         ttft_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    prefill_gpus = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -876,6 +1012,48 @@ def max_batch_per_gpu_latency(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch_per_gpu = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -1010,6 +1188,48 @@ def max_batch_per_gpu_memory(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch_per_gpu = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -1144,6 +1364,48 @@ def max_batch_per_gpu(
         tpot_target,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch_per_gpu = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_kv_bytes_per_token,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
 
 
@@ -2619,3 +2881,26 @@ class _Budget:
 def _begin() -> None:
     """A public function starts: its budget runs from now."""
     _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _limit_number(x, digits=None) -> str:
+    """A side of a physical limit as chainc prints numbers (compiler/format.fmt): 4 significant figures, whole digits kept."""
+    digits = digits or 4
+    x = float(x)
+    if x == 0 or math.isnan(x) or math.isinf(x):
+        return "0" if x == 0 else str(x)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    if mag >= digits - 1:
+        return f"{round(x):,}"
+    text = f"{x:,.{max(digits - 1 - mag, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _limit_warning(template: str, left, right, digits: tuple, about: str, where: str = "", level: int = 3) -> None:
+    """A physical limit (limits:) fails: warn, as chainc does beside the numbers; the values are returned all the same."""
+    import warnings
+
+    words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
+    warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)

@@ -197,6 +197,14 @@ def solve(
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    if not (step_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: step_bytes {0} GB > memory {1} GB",
+            step_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "the weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return Solution(
         weight_bytes=weight_bytes / 8000000000,
         kv_bytes_per_token=kv_bytes_per_token / 8,
@@ -282,6 +290,16 @@ def max_batch(
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    batch = value
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    if not (step_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: step_bytes {0} GB > memory {1} GB",
+            step_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "the weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -355,6 +373,16 @@ def fitting_batch_latency(
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    batch = value
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    if not (step_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: step_bytes {0} GB > memory {1} GB",
+            step_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "the weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -428,6 +456,16 @@ def fitting_batch_memory(
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    batch = value
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    if not (step_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: step_bytes {0} GB > memory {1} GB",
+            step_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "the weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -501,6 +539,16 @@ def fitting_batch(
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
     value = _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    batch = value
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    if not (step_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: step_bytes {0} GB > memory {1} GB",
+            step_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "the weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -1161,3 +1209,26 @@ class _Budget:
 def _begin() -> None:
     """A public function starts: its budget runs from now."""
     _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _limit_number(x, digits=None) -> str:
+    """A side of a physical limit as chainc prints numbers (compiler/format.fmt): 4 significant figures, whole digits kept."""
+    digits = digits or 4
+    x = float(x)
+    if x == 0 or math.isnan(x) or math.isinf(x):
+        return "0" if x == 0 else str(x)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    if mag >= digits - 1:
+        return f"{round(x):,}"
+    text = f"{x:,.{max(digits - 1 - mag, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _limit_warning(template: str, left, right, digits: tuple, about: str, where: str = "", level: int = 3) -> None:
+    """A physical limit (limits:) fails: warn, as chainc does beside the numbers; the values are returned all the same."""
+    import warnings
+
+    words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
+    warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)

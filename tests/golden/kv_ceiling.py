@@ -121,6 +121,14 @@ def solve(*, llm: str = LLM, in_system: float | None = None, latency: float | No
     if not pool > 0:
         _require(pool, pool / 8000000000, "given", "pool", "GB", False, "positive", ("positive", None, None))
     pool_tokens, kv_in_flight, max_arrival_rate = _solve_kv_ceiling(in_system, kv_bytes_per_token, latency, pool, tokens_per_request)
+    if not (kv_in_flight <= pool):
+        _limit_warning(
+            "pool limit fails: kv_in_flight {0} GB > pool {1} GB",
+            kv_in_flight / 8000000000.0,
+            pool / 8000000000.0,
+            (None, None),
+            "the KV cache of the requests in the system must fit in the pool",
+        )
     return Solution(
         in_system=in_system,
         latency=latency,
@@ -336,3 +344,26 @@ class _Budget:
 def _begin() -> None:
     """A public function starts: its budget runs from now."""
     _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _limit_number(x, digits=None) -> str:
+    """A side of a physical limit as chainc prints numbers (compiler/format.fmt): 4 significant figures, whole digits kept."""
+    digits = digits or 4
+    x = float(x)
+    if x == 0 or math.isnan(x) or math.isinf(x):
+        return "0" if x == 0 else str(x)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    if mag >= digits - 1:
+        return f"{round(x):,}"
+    text = f"{x:,.{max(digits - 1 - mag, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _limit_warning(template: str, left, right, digits: tuple, about: str, where: str = "", level: int = 3) -> None:
+    """A physical limit (limits:) fails: warn, as chainc does beside the numbers; the values are returned all the same."""
+    import warnings
+
+    words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
+    warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)

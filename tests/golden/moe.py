@@ -445,6 +445,14 @@ def solve(
         layers,
         weight_bytes,
     )
+    if not (resident_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: resident_bytes {0} GB > memory {1} GB",
+            resident_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "every expert's weights and the KV cache must fit in each GPU's memory",
+        )
     return Solution(
         weight_bytes=weight_bytes / 8000000000,
         params=params,
@@ -624,6 +632,29 @@ def largest_batch_latency(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    expert_bytes, shared_bytes, experts_touched, step_bytes, resident_bytes, tpot, throughput = _solve_moe(
+        bandwidth,
+        batch,
+        bytes_per_param,
+        context,
+        expert_parallel,
+        experts,
+        experts_per_token,
+        hidden,
+        intermediate,
+        kv_bytes_per_token,
+        layers,
+        weight_bytes,
+    )
+    if not (resident_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: resident_bytes {0} GB > memory {1} GB",
+            resident_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "every expert's weights and the KV cache must fit in each GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -779,6 +810,29 @@ def largest_batch_memory(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    expert_bytes, shared_bytes, experts_touched, step_bytes, resident_bytes, tpot, throughput = _solve_moe(
+        bandwidth,
+        batch,
+        bytes_per_param,
+        context,
+        expert_parallel,
+        experts,
+        experts_per_token,
+        hidden,
+        intermediate,
+        kv_bytes_per_token,
+        layers,
+        weight_bytes,
+    )
+    if not (resident_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: resident_bytes {0} GB > memory {1} GB",
+            resident_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "every expert's weights and the KV cache must fit in each GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -935,6 +989,29 @@ def largest_batch(
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    expert_bytes, shared_bytes, experts_touched, step_bytes, resident_bytes, tpot, throughput = _solve_moe(
+        bandwidth,
+        batch,
+        bytes_per_param,
+        context,
+        expert_parallel,
+        experts,
+        experts_per_token,
+        hidden,
+        intermediate,
+        kv_bytes_per_token,
+        layers,
+        weight_bytes,
+    )
+    if not (resident_bytes <= memory):
+        _limit_warning(
+            "memory limit fails: resident_bytes {0} GB > memory {1} GB",
+            resident_bytes / 8000000000.0,
+            memory / 8000000000.0,
+            (None, None),
+            "every expert's weights and the KV cache must fit in each GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -2093,3 +2170,26 @@ class _Budget:
 def _begin() -> None:
     """A public function starts: its budget runs from now."""
     _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _limit_number(x, digits=None) -> str:
+    """A side of a physical limit as chainc prints numbers (compiler/format.fmt): 4 significant figures, whole digits kept."""
+    digits = digits or 4
+    x = float(x)
+    if x == 0 or math.isnan(x) or math.isinf(x):
+        return "0" if x == 0 else str(x)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    if mag >= digits - 1:
+        return f"{round(x):,}"
+    text = f"{x:,.{max(digits - 1 - mag, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _limit_warning(template: str, left, right, digits: tuple, about: str, where: str = "", level: int = 3) -> None:
+    """A physical limit (limits:) fails: warn, as chainc does beside the numbers; the values are returned all the same."""
+    import warnings
+
+    words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
+    warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)

@@ -211,6 +211,14 @@ def solve(
         total_memory,
         weight_memory,
     )
+    if not (kv_budget > 0):
+        _limit_warning(
+            "memory limit fails: kv_budget {0} GiB <= {1} GiB",
+            kv_budget / 8589934592.0,
+            0 / 8589934592.0,
+            (None, None),
+            "the weights, the activation peak and the memory outside PyTorch must leave room for a KV cache",
+        )
     return Solution(
         total_memory=total_memory / 8589934592,
         gpu_memory_utilization=gpu_memory_utilization,
@@ -319,6 +327,25 @@ def min_utilization(
         weight_memory,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    gpu_memory_utilization = value
+    usable_memory, kv_budget, block_bytes, gpu_blocks, cache_tokens, blocks_per_request, max_concurrency = _solve_paged_kv(
+        activation_peak,
+        block_size,
+        gpu_memory_utilization,
+        kv_bytes_per_token,
+        max_model_len,
+        non_torch_memory,
+        total_memory,
+        weight_memory,
+    )
+    if not (kv_budget > 0):
+        _limit_warning(
+            "memory limit fails: kv_budget {0} GiB <= {1} GiB",
+            kv_budget / 8589934592.0,
+            0 / 8589934592.0,
+            (None, None),
+            "the weights, the activation peak and the memory outside PyTorch must leave room for a KV cache",
+        )
     return _answer_number(value, False)
 
 
@@ -410,6 +437,25 @@ def max_context(
         weight_memory,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    max_model_len = value
+    usable_memory, kv_budget, block_bytes, gpu_blocks, cache_tokens, blocks_per_request, max_concurrency = _solve_paged_kv(
+        activation_peak,
+        block_size,
+        gpu_memory_utilization,
+        kv_bytes_per_token,
+        max_model_len,
+        non_torch_memory,
+        total_memory,
+        weight_memory,
+    )
+    if not (kv_budget > 0):
+        _limit_warning(
+            "memory limit fails: kv_budget {0} GiB <= {1} GiB",
+            kv_budget / 8589934592.0,
+            0 / 8589934592.0,
+            (None, None),
+            "the weights, the activation peak and the memory outside PyTorch must leave room for a KV cache",
+        )
     return _answer_number(value, False)
 
 
@@ -1345,3 +1391,26 @@ class _Budget:
 def _begin() -> None:
     """A public function starts: its budget runs from now."""
     _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _limit_number(x, digits=None) -> str:
+    """A side of a physical limit as chainc prints numbers (compiler/format.fmt): 4 significant figures, whole digits kept."""
+    digits = digits or 4
+    x = float(x)
+    if x == 0 or math.isnan(x) or math.isinf(x):
+        return "0" if x == 0 else str(x)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    if mag >= digits - 1:
+        return f"{round(x):,}"
+    text = f"{x:,.{max(digits - 1 - mag, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _limit_warning(template: str, left, right, digits: tuple, about: str, where: str = "", level: int = 3) -> None:
+    """A physical limit (limits:) fails: warn, as chainc does beside the numbers; the values are returned all the same."""
+    import warnings
+
+    words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
+    warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)

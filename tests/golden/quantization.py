@@ -301,6 +301,14 @@ def solve(
         tpot_target,
         weight_bits,
     )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the quantized weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return Solution(
         params=params,
         layers=layers,
@@ -466,6 +474,45 @@ def largest_batch_latency(
         weight_bits,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    (
+        bits_per_weight,
+        weight_bytes,
+        kv_bytes_per_token,
+        weight_ratio,
+        kv_ratio,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_quantization(
+        batch,
+        catalog_kv_bytes_per_token,
+        catalog_weight_bytes,
+        decode_bandwidth,
+        decode_context,
+        group_size,
+        head_dim,
+        kv_bits,
+        kv_heads,
+        layers,
+        params,
+        scale_bits,
+        tpot_target,
+        weight_bits,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the quantized weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -603,6 +650,45 @@ def largest_batch_memory(
         weight_bits,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    (
+        bits_per_weight,
+        weight_bytes,
+        kv_bytes_per_token,
+        weight_ratio,
+        kv_ratio,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_quantization(
+        batch,
+        catalog_kv_bytes_per_token,
+        catalog_weight_bytes,
+        decode_bandwidth,
+        decode_context,
+        group_size,
+        head_dim,
+        kv_bits,
+        kv_heads,
+        layers,
+        params,
+        scale_bits,
+        tpot_target,
+        weight_bits,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the quantized weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -740,6 +826,45 @@ def largest_batch(
         weight_bits,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
+    batch = value
+    (
+        bits_per_weight,
+        weight_bytes,
+        kv_bytes_per_token,
+        weight_ratio,
+        kv_ratio,
+        decode_weight_bytes,
+        decode_kv_bytes_per_token,
+        decode_batch,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_quantization(
+        batch,
+        catalog_kv_bytes_per_token,
+        catalog_weight_bytes,
+        decode_bandwidth,
+        decode_context,
+        group_size,
+        head_dim,
+        kv_bits,
+        kv_heads,
+        layers,
+        params,
+        scale_bits,
+        tpot_target,
+        weight_bits,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "the quantized weights and every sequence's KV cache must fit in the GPU's memory",
+        )
     return _answer_number(value, True)
 
 
@@ -1679,3 +1804,26 @@ class _Budget:
 def _begin() -> None:
     """A public function starts: its budget runs from now."""
     _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _limit_number(x, digits=None) -> str:
+    """A side of a physical limit as chainc prints numbers (compiler/format.fmt): 4 significant figures, whole digits kept."""
+    digits = digits or 4
+    x = float(x)
+    if x == 0 or math.isnan(x) or math.isinf(x):
+        return "0" if x == 0 else str(x)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    if mag >= digits - 1:
+        return f"{round(x):,}"
+    text = f"{x:,.{max(digits - 1 - mag, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _limit_warning(template: str, left, right, digits: tuple, about: str, where: str = "", level: int = 3) -> None:
+    """A physical limit (limits:) fails: warn, as chainc does beside the numbers; the values are returned all the same."""
+    import warnings
+
+    words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
+    warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)

@@ -22,6 +22,7 @@ from . import xl, xlcalc
 from .cells import BOLD, BOX, CHANGED_FILL, GREY_FONT, INPUT_FILL, INPUT_FONT, NOTE_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, number_format
 from .checks import write_checks
 from .emit import Column, Emitter, Scope
+from .physical import write_limits
 from .printer import Printer
 from .question import QuestionCells
 from .sweep import write_sweep
@@ -134,6 +135,7 @@ class Chain:
         self.parameters()
         row = self.inputs(row)
         row = self.results(row)
+        row = write_limits(self, row)
         row = self.questions(row)
         for loop, scope in self.pending:
             row = write_table(self, loop, scope, row)

@@ -30,6 +30,7 @@ from ...numbers import exact
 from . import xl, xlcalc
 from .cells import GREY_FONT, NOTE_FONT, SECTION_FONT, WRAP, number_format
 from .emit import Column, Emitter, Row, admits, live
+from .physical import failing_text
 from .search import grid, write_search
 
 BOUNDARY, EDGE = 1, 2  # how the value before rounding was found
@@ -63,6 +64,7 @@ class QuestionCells:
         a = chain.report.answers[name]
         self.answer = None if isinstance(a, ChaincError) else a
         self.error = a if isinstance(a, ChaincError) else None
+        self.failing: dict = {}  # probe -> its cell of failing physical limits (physical.failing_text)
 
     @property
     def live(self) -> bool:
@@ -226,10 +228,19 @@ class QuestionCells:
                 node = pr.value(side)
             sides.append(em.put(key, key, node))
         ok = em.put("ok", "ok", xl.fn("IFERROR", xl.all_of(em.oks), xl.FALSE) if em.oks else xl.TRUE)
+        failing = failing_text(pr, self.shape.at) if k >= 3 and not self.q.parts else None  # at the answer: its physical limits
+        if failing is not None:
+            self.failing[k] = em.put("limits", "limits", failing)
         cond = pr.condition(self.shape.condition)
         feasible = em.put("feasible", "feasible", xl.fn("IF", ok, xl.fn("IF", xl.fn("IFERROR", cond, xl.FALSE), n(1), n(0)), n(-1)), fmt="0")
         self.rows[k] = (xcell, target.cols, sides)
         return feasible
+
+    def failing_at(self, back) -> list:
+        """The answer's failing physical limits (probe 3, or 4 one step back), as the message's last part; [] without limits."""
+        if 3 not in self.failing:
+            return []
+        return [xl.fn("IF", back, self.failing[4], self.failing[3]) if 4 in self.failing else self.failing[3]]
 
     def header(self, row: int):
         _, cols, _ = self.rows[0]
@@ -284,7 +295,7 @@ class QuestionCells:
         message = xl.fn(
             "IF",
             xl.op(">", outcome, n(0)),
-            concat(xl.Str(f"{q.find} = "), shown(value), xl.Str(unit + ": "), how),
+            concat(xl.Str(f"{q.find} = "), shown(value), xl.Str(unit + ": "), how, *self.failing_at(back)),
             xl.fn("IF", xl.op(">", outcome, n(UNBOUNDED * 10)), infeasible, xl.fn("IF", xl.op(">", outcome, n(NO_VALUE * 10)), unbounded, no_value)),
         )
         cached_text = xlcalc.value(message)

@@ -183,7 +183,17 @@ def _question_view(model: Model, q) -> dict:
         "rounding_words": words,
         "rounding": eq,
         "limits": _limits_view(model, q, printer, dims),
+        "warnings": [w.message for w in (q.answer.warnings if q.answer is not None else ())],  # physical limits failing at the answer
     }
+
+
+def physical_view(s: Sheet) -> list[dict]:
+    """Each physical limit (limits:) and its status at the sheet's values: holds, or the warning every output gives."""
+    failing = {w.name: w for w in s.solution.warnings}
+    return [
+        {"name": x.name, "condition": Tex(r"\texttt{" + latex_escape(x.text) + "}"), "about": x.about, "fails": x.name in failing, "message": failing[x.name].message if x.name in failing else ""}
+        for x in s.solution.program.physical
+    ]
 
 
 def _limits_view(model: Model, q, printer, dims) -> list[dict]:
@@ -259,6 +269,7 @@ def sheet_view(model: Model, s: Sheet, figures: list[tuple[str, str]], movers: d
         "steps": [{"tex": step_tex(model, st)} for st in s.steps],
         "tables": [_table_view(model, t) for t in s.tables],
         "questions": questions,
+        "physical": physical_view(s),
         "checks": checks_view(model, s),
         "figures": [{"path": Tex(p), "caption": c} for p, c in figures],
     }

@@ -190,3 +190,26 @@ def _terms(lo, hi, around=1, most: int = 1_000_000) -> range:
 def _factorial(x) -> float:
     """n! of a whole n (as a float, like the rest of the module), else gamma(x + 1)."""
     return float(math.factorial(_whole(x))) if abs(x - round(x)) <= 1e-9 * max(1, abs(x)) and x >= 0 else math.gamma(x + 1)
+
+
+def _limit_number(x, digits=None) -> str:
+    """A side of a physical limit as chainc prints numbers (compiler/format.fmt): 4 significant figures, whole digits kept."""
+    digits = digits or 4
+    x = float(x)
+    if x == 0 or math.isnan(x) or math.isinf(x):
+        return "0" if x == 0 else str(x)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    if mag >= digits - 1:
+        return f"{round(x):,}"
+    text = f"{x:,.{max(digits - 1 - mag, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _limit_warning(template: str, left, right, digits: tuple, about: str, where: str = "", level: int = 3) -> None:
+    """A physical limit (limits:) fails: warn, as chainc does beside the numbers; the values are returned all the same."""
+    import warnings
+
+    words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
+    warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)

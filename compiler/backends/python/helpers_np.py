@@ -392,3 +392,13 @@ def _gamma_np(x):
             return math.nan
 
     return np.vectorize(gamma, otypes=[float])(np.asarray(x, dtype=float))
+
+
+def _limit_warning_np(holds, template: str, left, right, digits: tuple, about: str) -> None:
+    """A physical limit that fails at some points: one warning, quoting the first such point's values."""
+    holds, left, right = np.broadcast_arrays(np.asarray(holds, dtype=bool), np.asarray(left, dtype=float), np.asarray(right, dtype=float))
+    bad = ~holds
+    if bad.any():
+        k = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = f" at {int(bad.sum())} of {bad.size} points, the first at index {k}" if bad.size > 1 else ""
+        _limit_warning(template, left[k], right[k], digits, about, where, 4)  # noqa: F821 - copied beside it in the module

@@ -102,8 +102,36 @@ class Module(Arguments):
         self.prologue(out, mn, loc, known, set(given) | set(inputs))
         fn = self.ctx.program(program, f"solve_{mn.mid}" if not positional else f"query_{mn.mid}", mn)
         self.call_program(out, fn, program, loc)
+        self.physical(out, program, loc)
         self.solution(out, mn, loc)
         return out.lines
+
+    def physical(self, out: Out, program, loc: Locals) -> None:
+        """Each physical limit (program.physical) tested on the computed values: warnings.warn where it fails (numbers still returned)."""
+        from ... import program as P
+        from .exprs import Gap, NumpyPrinter, ScalarPrinter
+
+        for x in program.physical:
+            if not P.refs(x.cond) <= set(program.inputs) | set(program.outputs):
+                continue  # a value this function does not compute: as the solver, nothing to compare
+            pr = (NumpyPrinter if self.numpy else ScalarPrinter)(loc)
+            try:
+                cond, sides = pr.code(x.cond), [f"{pr.code(side, 8)} / {float(f)!r}" for side, (_, _, f, _) in zip((x.cond.left, x.cond.right), x.sides)]
+            except Gap as g:
+                self.gaps.append((g.construct, x.site))
+                continue
+            self.used |= pr.used
+            template = P.physical_words(x, "{0}", "{1}").replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}").replace("{{1}}", "{1}")
+            args = [literal(template), *sides, repr(tuple(d for *_, d in x.sides)), literal(x.about)]
+            if self.numpy:
+                self.used.add("_limit_warning_np")
+                out.call("_limit_warning_np", [cond, *args])
+                continue
+            self.used.add("_limit_warning")
+            out.emit(f"if not ({cond}):")
+            out.push()
+            out.call("_limit_warning", args)
+            out.pop()
 
     # --- the module ----------------------------------------------------------------------------------------------
 
