@@ -43,7 +43,6 @@ __all__ = [
     "smallest_tp_latency",
     "smallest_tp_memory",
     "smallest_tp_heads",
-    "smallest_tp_power_of_two",
     "smallest_tp",
 ]
 
@@ -138,15 +137,13 @@ class Solution:
     link_bandwidth: float  # [GB/s] GPU-to-GPU bandwidth per direction (half the catalog's total, both directions)
     batch: float  # [1] sequences decoding together
     context: float  # [token] tokens of context per sequence
-    tp: float  # [1] tensor-parallel degree (GPUs in the group)
-    largest_tp: float  # [1] a power of two; a TP degree that divides it is a power of two too
+    tp: float  # [1] tensor-parallel degree (GPUs in the group), a power of two
     tpot_target: float  # [ms/token] the TPOT every request must meet
     message_bytes: float  # [MB] bytes of one all-reduce's message, one token per sequence
     allreduce_bytes: float  # [MB] bytes each GPU sends (and receives) in one ring all-reduce
     comm_time: float  # [ms/token] all-reduce time per decode step, all layers
     tpot: float  # [ms/token] time per output token, memory time per GPU plus the all-reduces
     heads_left: float  # [1] KV heads left over when split over tp GPUs (0 where tp divides them)
-    power_left: float  # [1] remainder of largest_tp over tp (0 where tp is a power of two)
     gpus_throughput: float  # [token/s] output tokens per second of the whole TP group
     decode_weight_bytes: float  # [GB] bytes of weights read every decode step
     decode_kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
@@ -175,7 +172,6 @@ def solve(
     batch: float = 64,
     context: float = 2048,
     tp: float = 8,
-    largest_tp: float = 64,
     tpot_target: float = 20,
     decode_bandwidth: float | None = None,
     decode_memory: float | None = None,
@@ -194,8 +190,7 @@ def solve(
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
-        tp: tensor-parallel degree (GPUs in the group) [1].
-        largest_tp: a power of two; a TP degree that divides it is a power of two too [1].
+        tp: tensor-parallel degree (GPUs in the group), a power of two [1].
         tpot_target: the TPOT every request must meet [ms/token].
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
@@ -257,11 +252,8 @@ def solve(
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
     tp = _number(tp, "tp")
-    if not (tp % 1 == 0 and tp >= 1 and tp <= 64):
-        _require(tp, tp, "given", "tp", "", True, "positive integer, at least 1, at most 64", ("positive", 1, 64))
-    largest_tp = _number(largest_tp, "largest_tp")
-    if not (largest_tp % 1 == 0 and largest_tp >= 1):
-        _require(largest_tp, largest_tp, "given", "largest_tp", "", True, "positive integer, at least 1", ("positive", 1, None))
+    if not (tp % 1 == 0 and tp >= 1 and tp <= 64 and tp in (1, 2, 4, 8, 16, 32, 64,)):
+        _require(tp, tp, "given", "tp", "", True, "positive integer, one of 1, 2, 4, 8, 16, 32, 64", ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)))
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
@@ -278,7 +270,6 @@ def solve(
         allreduce_bytes,
         comm_time,
         heads_left,
-        power_left,
         decode_weight_bytes,
         decode_kv_bytes_per_token,
         decode_batch,
@@ -290,7 +281,7 @@ def solve(
         decode_throughput,
         decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -310,14 +301,12 @@ def solve(
         batch=batch,
         context=context,
         tp=tp,
-        largest_tp=largest_tp,
         tpot_target=tpot_target * 1000,
         message_bytes=message_bytes / 8000000,
         allreduce_bytes=allreduce_bytes / 8000000,
         comm_time=comm_time * 1000,
         tpot=tpot * 1000,
         heads_left=heads_left,
-        power_left=power_left,
         gpus_throughput=gpus_throughput,
         decode_weight_bytes=decode_weight_bytes / 8000000000,
         decode_kv_bytes_per_token=decode_kv_bytes_per_token / 8,
@@ -346,7 +335,6 @@ def smallest_tp_latency(
     link_bandwidth: float | None = None,
     batch: float = 64,
     context: float = 2048,
-    largest_tp: float = 64,
     tpot_target: float = 20,
     decode_bandwidth: float | None = None,
     decode_memory: float | None = None,
@@ -369,7 +357,6 @@ def smallest_tp_latency(
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
-        largest_tp: a power of two; a TP degree that divides it is a power of two too [1].
         tpot_target: the TPOT every request must meet [ms/token].
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
@@ -431,9 +418,6 @@ def smallest_tp_latency(
     context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    largest_tp = _number(largest_tp, "largest_tp")
-    if not (largest_tp % 1 == 0 and largest_tp >= 1):
-        _require(largest_tp, largest_tp, "given", "largest_tp", "", True, "positive integer, at least 1", ("positive", 1, None))
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
@@ -453,7 +437,6 @@ def smallest_tp_latency(
         hidden,
         kv_bytes_per_token,
         kv_heads,
-        largest_tp,
         layers,
         link_bandwidth,
         tpot_target,
@@ -466,7 +449,6 @@ def smallest_tp_latency(
         allreduce_bytes,
         comm_time,
         heads_left,
-        power_left,
         decode_weight_bytes,
         decode_kv_bytes_per_token,
         decode_batch,
@@ -478,7 +460,7 @@ def smallest_tp_latency(
         decode_throughput,
         decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -503,7 +485,6 @@ def smallest_tp_memory(
     link_bandwidth: float | None = None,
     batch: float = 64,
     context: float = 2048,
-    largest_tp: float = 64,
     tpot_target: float = 20,
     decode_bandwidth: float | None = None,
     decode_memory: float | None = None,
@@ -526,7 +507,6 @@ def smallest_tp_memory(
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
-        largest_tp: a power of two; a TP degree that divides it is a power of two too [1].
         tpot_target: the TPOT every request must meet [ms/token].
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
@@ -588,9 +568,6 @@ def smallest_tp_memory(
     context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    largest_tp = _number(largest_tp, "largest_tp")
-    if not (largest_tp % 1 == 0 and largest_tp >= 1):
-        _require(largest_tp, largest_tp, "given", "largest_tp", "", True, "positive integer, at least 1", ("positive", 1, None))
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
@@ -611,7 +588,6 @@ def smallest_tp_memory(
         hidden,
         kv_bytes_per_token,
         kv_heads,
-        largest_tp,
         layers,
         link_bandwidth,
         tpot_target,
@@ -624,7 +600,6 @@ def smallest_tp_memory(
         allreduce_bytes,
         comm_time,
         heads_left,
-        power_left,
         decode_weight_bytes,
         decode_kv_bytes_per_token,
         decode_batch,
@@ -636,7 +611,7 @@ def smallest_tp_memory(
         decode_throughput,
         decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -661,7 +636,6 @@ def smallest_tp_heads(
     link_bandwidth: float | None = None,
     batch: float = 64,
     context: float = 2048,
-    largest_tp: float = 64,
     tpot_target: float = 20,
     decode_bandwidth: float | None = None,
     decode_memory: float | None = None,
@@ -684,7 +658,6 @@ def smallest_tp_heads(
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
-        largest_tp: a power of two; a TP degree that divides it is a power of two too [1].
         tpot_target: the TPOT every request must meet [ms/token].
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
@@ -746,9 +719,6 @@ def smallest_tp_heads(
     context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    largest_tp = _number(largest_tp, "largest_tp")
-    if not (largest_tp % 1 == 0 and largest_tp >= 1):
-        _require(largest_tp, largest_tp, "given", "largest_tp", "", True, "positive integer, at least 1", ("positive", 1, None))
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
@@ -768,7 +738,6 @@ def smallest_tp_heads(
         hidden,
         kv_bytes_per_token,
         kv_heads,
-        largest_tp,
         layers,
         link_bandwidth,
         tpot_target,
@@ -781,7 +750,6 @@ def smallest_tp_heads(
         allreduce_bytes,
         comm_time,
         heads_left,
-        power_left,
         decode_weight_bytes,
         decode_kv_bytes_per_token,
         decode_batch,
@@ -793,164 +761,7 @@ def smallest_tp_heads(
         decode_throughput,
         decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
-    if not (decode_step_bytes <= decode_memory):
-        _limit_warning(
-            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
-            decode_step_bytes / 8000000000.0,
-            decode_memory / 8000000000.0,
-            (None, None),
-            "each GPU's share of the weights and KV cache must fit in its memory",
-        )
-    return _answer_number(value, True)
-
-
-def smallest_tp_power_of_two(
-    *,
-    gpu: str = GPU,
-    llm: str = LLM,
-    weight_bytes: float | None = None,
-    kv_bytes_per_token: float | None = None,
-    kv_heads: float | None = None,
-    layers: float | None = None,
-    hidden: float | None = None,
-    activation_bytes: float = 2,
-    link_bandwidth: float | None = None,
-    batch: float = 64,
-    context: float = 2048,
-    largest_tp: float = 64,
-    tpot_target: float = 20,
-    decode_bandwidth: float | None = None,
-    decode_memory: float | None = None,
-) -> int:
-    """The smallest power-of-two TP degree that divides the KV heads, meets the TPOT target and fits in each GPU: the limit of power_left <= 0 alone.
-
-    The smallest tp such that power_left <= 0, rounded up to a multiple of 1, as chainc's ask finds it:
-    the boundary (the condition as an equation) when the condition holds on its one side,
-    else the domain's lower edge when the condition holds up to it.
-
-    Args:
-        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
-        llm: LLM catalog id, a key of LLMS (default llama-3.1-70b).
-        weight_bytes: bytes of all weights, split evenly over the TP group [GB]. None: llm.weight_bytes.
-        kv_bytes_per_token: KV-cache bytes per token, all heads (each GPU holds kv_heads / tp of them) [B/token]. None: llm.kv_bytes_per_token.
-        kv_heads: key/value heads, which the TP degree must divide [1]. None: llm.kv_heads.
-        layers: transformer layers, each with two all-reduces in the forward pass [1]. None: llm.layers.
-        hidden: hidden size, the width of the activation each all-reduce sums [1]. None: llm.hidden.
-        activation_bytes: bytes per activation element on the wire (BF16) [B].
-        link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
-        batch: sequences decoding together [1].
-        context: tokens of context per sequence [token].
-        largest_tp: a power of two; a TP degree that divides it is a power of two too [1].
-        tpot_target: the TPOT every request must meet [ms/token].
-        decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
-        decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
-
-    Returns:
-        tp [1], a whole number.
-
-    Raises:
-        ChainError: an input outside its domain, no tp meets the condition (the message quotes the numbers at the limit),
-        or there is no smallest one.
-    """
-    _begin()
-    try:
-        _gpu = GPUS[gpu]
-        gpu_gpu_link_bandwidth = _gpu["gpu_link_bandwidth"] * 8000000000
-        gpu_memory = _gpu["memory"] * 8000000000
-        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
-    except (KeyError, TypeError):
-        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("gpu_link_bandwidth", "memory", "memory_bandwidth")) from None
-    try:
-        _llm = LLMS[llm]
-        llm_hidden = _llm["hidden"]
-        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
-        llm_kv_heads = _llm["kv_heads"]
-        llm_layers = _llm["layers"]
-        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
-    except (KeyError, TypeError):
-        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("hidden", "kv_bytes_per_token", "kv_heads", "layers", "weight_bytes")) from None
-    _what = "default" if weight_bytes is None else "given"
-    weight_bytes = llm_weight_bytes if weight_bytes is None else _number(weight_bytes, "weight_bytes", "GB") * 8000000000
-    if not weight_bytes > 0:
-        _require(weight_bytes, weight_bytes / 8000000000, _what, "weight_bytes", "GB", False, "positive", ("positive", None, None))
-    _what = "default" if kv_bytes_per_token is None else "given"
-    kv_bytes_per_token = llm_kv_bytes_per_token if kv_bytes_per_token is None else _number(kv_bytes_per_token, "kv_bytes_per_token", "B/token") * 8
-    if not kv_bytes_per_token > 0:
-        _require(kv_bytes_per_token, kv_bytes_per_token / 8, _what, "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
-    _what = "default" if kv_heads is None else "given"
-    kv_heads = llm_kv_heads if kv_heads is None else _number(kv_heads, "kv_heads")
-    if not (kv_heads % 1 == 0 and kv_heads >= 1):
-        _require(kv_heads, kv_heads, _what, "kv_heads", "", True, "positive integer, at least 1", ("positive", 1, None))
-    _what = "default" if layers is None else "given"
-    layers = llm_layers if layers is None else _number(layers, "layers")
-    if not layers > 0:
-        _require(layers, layers, _what, "layers", "", False, "positive", ("positive", None, None))
-    _what = "default" if hidden is None else "given"
-    hidden = llm_hidden if hidden is None else _number(hidden, "hidden")
-    if not hidden > 0:
-        _require(hidden, hidden, _what, "hidden", "", False, "positive", ("positive", None, None))
-    activation_bytes = _number(activation_bytes, "activation_bytes", "B") * 8
-    if not activation_bytes > 0:
-        _require(activation_bytes, activation_bytes / 8, "given", "activation_bytes", "B", False, "positive", ("positive", None, None))
-    _what = "default" if link_bandwidth is None else "given"
-    link_bandwidth = gpu_gpu_link_bandwidth / 2 if link_bandwidth is None else _number(link_bandwidth, "link_bandwidth", "GB/s") * 8000000000
-    if not link_bandwidth > 0:
-        _require(link_bandwidth, link_bandwidth / 8000000000, _what, "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
-    batch = _number(batch, "batch")
-    if not (batch % 1 == 0 and batch >= 1):
-        _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
-    context = _number(context, "context", "token")
-    if not context > 0:
-        _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    largest_tp = _number(largest_tp, "largest_tp")
-    if not (largest_tp % 1 == 0 and largest_tp >= 1):
-        _require(largest_tp, largest_tp, "given", "largest_tp", "", True, "positive integer, at least 1", ("positive", 1, None))
-    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
-    if not tpot_target > 0:
-        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
-    _what = "default" if decode_bandwidth is None else "given"
-    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
-    if not decode_bandwidth > 0:
-        _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
-    _what = "default" if decode_memory is None else "given"
-    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
-    if not decode_memory > 0:
-        _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
-    value = _ask_smallest_tp_power_of_two(
-        activation_bytes,
-        batch,
-        context,
-        decode_bandwidth,
-        hidden,
-        kv_bytes_per_token,
-        kv_heads,
-        largest_tp,
-        layers,
-        link_bandwidth,
-        tpot_target,
-        weight_bytes,
-        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
-    )
-    tp = value
-    (
-        message_bytes,
-        allreduce_bytes,
-        comm_time,
-        heads_left,
-        power_left,
-        decode_weight_bytes,
-        decode_kv_bytes_per_token,
-        decode_batch,
-        decode_context,
-        decode_step_bytes,
-        decode_tpot,
-        tpot,
-        gpus_throughput,
-        decode_throughput,
-        decode_tpot_target,
-        decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -975,14 +786,13 @@ def smallest_tp(
     link_bandwidth: float | None = None,
     batch: float = 64,
     context: float = 2048,
-    largest_tp: float = 64,
     tpot_target: float = 20,
     decode_bandwidth: float | None = None,
     decode_memory: float | None = None,
 ) -> int:
     """The smallest power-of-two TP degree that divides the KV heads, meets the TPOT target and fits in each GPU.
 
-    The smallest tp such that tpot <= tpot_target and decode.step_bytes <= decode.memory and heads_left <= 0 and power_left <= 0, rounded up to a multiple of 1, as chainc's ask finds it:
+    The smallest tp such that tpot <= tpot_target and decode.step_bytes <= decode.memory and heads_left <= 0, rounded up to a multiple of 1, as chainc's ask finds it:
     the most restrictive of the conditions' own answers (each a question of its own above), where all
     conditions hold at it; else a search of the domain with all of them together.
 
@@ -998,7 +808,6 @@ def smallest_tp(
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
-        largest_tp: a power of two; a TP degree that divides it is a power of two too [1].
         tpot_target: the TPOT every request must meet [ms/token].
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
@@ -1060,9 +869,6 @@ def smallest_tp(
     context = _number(context, "context", "token")
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
-    largest_tp = _number(largest_tp, "largest_tp")
-    if not (largest_tp % 1 == 0 and largest_tp >= 1):
-        _require(largest_tp, largest_tp, "given", "largest_tp", "", True, "positive integer, at least 1", ("positive", 1, None))
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
@@ -1083,7 +889,6 @@ def smallest_tp(
         hidden,
         kv_bytes_per_token,
         kv_heads,
-        largest_tp,
         layers,
         link_bandwidth,
         tpot_target,
@@ -1096,7 +901,6 @@ def smallest_tp(
         allreduce_bytes,
         comm_time,
         heads_left,
-        power_left,
         decode_weight_bytes,
         decode_kv_bytes_per_token,
         decode_batch,
@@ -1108,7 +912,7 @@ def smallest_tp(
         decode_throughput,
         decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -1120,11 +924,11 @@ def smallest_tp(
     return _answer_number(value, True)
 
 
-def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles):
+def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles):
     """Question smallest_tp_latency at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(tp):
-        _, _, _, _, _, _, _, _, _, _, _, tpot, _, _, _, _ = _solve_tensor_parallel(
+        _, _, _, _, _, _, _, _, _, _, tpot, _, _, _, _ = _solve_tensor_parallel(
             activation_bytes,
             batch,
             context,
@@ -1132,7 +936,6 @@ def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth,
             hidden,
             kv_bytes_per_token,
             kv_heads,
-            largest_tp,
             layers,
             link_bandwidth,
             tp,
@@ -1151,24 +954,11 @@ def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth,
         return left <= right
 
     try:
-        boundary = _boundary_smallest_tp_latency(
-            activation_bytes,
-            batch,
-            context,
-            decode_bandwidth,
-            hidden,
-            kv_bytes_per_token,
-            kv_heads,
-            largest_tp,
-            layers,
-            link_bandwidth,
-            tpot_target,
-            weight_bytes,
-        )[10]
+        boundary = _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes)[10]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64), "min", 1, 1, 64, 1, True, False, True)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), "min", 1, 1, 64, 1, True, False, True, (1, 2, 4, 8, 16, 32, 64,))[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
@@ -1178,26 +968,11 @@ def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth,
         ) from None
 
 
-def _ask_smallest_tp_memory(
-    activation_bytes,
-    batch,
-    context,
-    decode_bandwidth,
-    decode_memory,
-    hidden,
-    kv_bytes_per_token,
-    kv_heads,
-    largest_tp,
-    layers,
-    link_bandwidth,
-    tpot_target,
-    weight_bytes,
-    titles,
-):
+def _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles):
     """Question smallest_tp_memory at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(tp):
-        _, _, _, _, _, _, _, _, _, decode_step_bytes, _, _, _, _, _, _ = _solve_tensor_parallel(
+        _, _, _, _, _, _, _, _, decode_step_bytes, _, _, _, _, _, _ = _solve_tensor_parallel(
             activation_bytes,
             batch,
             context,
@@ -1205,7 +980,6 @@ def _ask_smallest_tp_memory(
             hidden,
             kv_bytes_per_token,
             kv_heads,
-            largest_tp,
             layers,
             link_bandwidth,
             tp,
@@ -1233,7 +1007,6 @@ def _ask_smallest_tp_memory(
             hidden,
             kv_bytes_per_token,
             kv_heads,
-            largest_tp,
             layers,
             link_bandwidth,
             tpot_target,
@@ -1242,7 +1015,7 @@ def _ask_smallest_tp_memory(
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64), "min", 1, 1, 64, 1, True, False, True)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), "min", 1, 1, 64, 1, True, False, True, (1, 2, 4, 8, 16, 32, 64,))[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
@@ -1252,11 +1025,11 @@ def _ask_smallest_tp_memory(
         ) from None  # fmt: skip
 
 
-def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles):
+def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles):
     """Question smallest_tp_heads at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(tp):
-        _, _, _, heads_left, _, _, _, _, _, _, _, _, _, _, _, _ = _solve_tensor_parallel(
+        _, _, _, heads_left, _, _, _, _, _, _, _, _, _, _, _ = _solve_tensor_parallel(
             activation_bytes,
             batch,
             context,
@@ -1264,7 +1037,6 @@ def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, h
             hidden,
             kv_bytes_per_token,
             kv_heads,
-            largest_tp,
             layers,
             link_bandwidth,
             tp,
@@ -1283,92 +1055,21 @@ def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, h
         return left <= right
 
     try:
-        boundary = _boundary_smallest_tp_heads(
-            activation_bytes,
-            batch,
-            context,
-            decode_bandwidth,
-            hidden,
-            kv_bytes_per_token,
-            kv_heads,
-            largest_tp,
-            layers,
-            link_bandwidth,
-            tpot_target,
-            weight_bytes,
-        )[5]
+        boundary = _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes)[5]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64), "min", 1, 1, 64, 1, False, False, True)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), "min", 1, 1, 64, 1, False, False, True, (1, 2, 4, 8, 16, 32, 64,))[0]
     except _NoAnswer as e:
         raise _question_error(e, _sides, ("smallest_tp_heads", "tp", "", 1, "heads_left <= 0", ">", (("heads_left", "", 1), None), "every positive whole number up to 64", "min"), titles) from None
 
 
-def _ask_smallest_tp_power_of_two(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles):
-    """Question smallest_tp_power_of_two at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
-
-    def _sides(tp):
-        _, _, _, _, power_left, _, _, _, _, _, _, _, _, _, _, _ = _solve_tensor_parallel(
-            activation_bytes,
-            batch,
-            context,
-            decode_bandwidth,
-            hidden,
-            kv_bytes_per_token,
-            kv_heads,
-            largest_tp,
-            layers,
-            link_bandwidth,
-            tp,
-            tpot_target,
-            weight_bytes,
-        )
-        return power_left, 0
-
-    def _feasible(x):
-        try:
-            left, right = _sides(x)
-        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
-            if e.kind == "limit":
-                raise ChainError("question smallest_tp_power_of_two: the search for tp stopped: " + e.message, e.hint, "limit") from None
-            return False
-        return left <= right
-
-    try:
-        boundary = _boundary_smallest_tp_power_of_two(
-            activation_bytes,
-            batch,
-            context,
-            decode_bandwidth,
-            hidden,
-            kv_bytes_per_token,
-            kv_heads,
-            largest_tp,
-            layers,
-            link_bandwidth,
-            tpot_target,
-            weight_bytes,
-        )[5]
-    except ChainError:  # no admissible boundary: the rule tests one point
-        boundary = None
-    try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64), "min", 1, 1, 64, 1, False, False, True)[0]
-    except _NoAnswer as e:
-        raise _question_error(
-            e,
-            _sides,
-            ("smallest_tp_power_of_two", "tp", "", 1, "power_left <= 0", ">", (("power_left", "", 1), None), "every positive whole number up to 64", "min"),
-            titles,
-        ) from None
-
-
-def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles):
+def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles):
     """Question smallest_tp at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _feasible(tp):
         try:
-            _, _, _, heads_left, power_left, _, _, _, _, decode_step_bytes, _, tpot, _, _, _, _ = _solve_tensor_parallel(
+            _, _, _, heads_left, _, _, _, _, decode_step_bytes, _, tpot, _, _, _, _ = _solve_tensor_parallel(
                 activation_bytes,
                 batch,
                 context,
@@ -1376,14 +1077,13 @@ def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_
                 hidden,
                 kv_bytes_per_token,
                 kv_heads,
-                largest_tp,
                 layers,
                 link_bandwidth,
                 tp,
                 tpot_target,
                 weight_bytes,
             )
-            return bool(decode_step_bytes <= decode_memory and heads_left <= 0 and power_left <= 0 and tpot <= tpot_target)
+            return bool(decode_step_bytes <= decode_memory and heads_left <= 0 and tpot <= tpot_target)
         except ChainError as e:  # the model has no admissible value at x: the conditions do not hold there
             if e.kind == "limit":
                 raise ChainError("question smallest_tp: the search for tp stopped: " + e.message, e.hint, "limit") from None
@@ -1391,10 +1091,9 @@ def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_
 
     limits = []
     for label, part in [
-        ("latency", lambda: _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
-        ("memory", lambda: _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
-        ("heads", lambda: _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
-        ("power_of_two", lambda: _ask_smallest_tp_power_of_two(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
+        ("latency", lambda: _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
+        ("memory", lambda: _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
+        ("heads", lambda: _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
     ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
@@ -1403,55 +1102,58 @@ def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_
                 raise
             limits.append((label, None, e))
     try:
-        return _combine([(label, value, e.kind if e else "answer") for label, value, e in limits], _feasible, lambda x: _admits(x, "positive", 1, 64), "min", 1, 1, 64, 1, True)[0]
+        return _combine(
+            [(label, value, e.kind if e else "answer") for label, value, e in limits],
+            _feasible,
+            lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)),
+            "min",
+            1,
+            1,
+            64,
+            1,
+            True,
+            (1, 2, 4, 8, 16, 32, 64,),
+        )[0]
     except _NoAnswer as e:
         if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages
             raise _nowhere("smallest_tp", [err for label, _, err in limits if label in e.at]) from None
         raise _question_error(
             e,
             None,
-            ("smallest_tp", "tp", "", 1, "tpot <= tpot_target and decode.step_bytes <= decode.memory and heads_left <= 0 and power_left <= 0", "", (None, None), "every positive whole number up to 64", "min"),
+            ("smallest_tp", "tp", "", 1, "tpot <= tpot_target and decode.step_bytes <= decode.memory and heads_left <= 0", "", (None, None), "every positive whole number up to 64", "min"),
             titles,
-        ) from None  # fmt: skip
+        ) from None
 
 
-def _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes):
-    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tp, tpot_target, weight_bytes (base units): message_bytes, allreduce_bytes, comm_time, heads_left, power_left, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_context, decode_step_bytes, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_tpot_target, decode_goodput."""
+def _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes):
+    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes (base units): message_bytes, allreduce_bytes, comm_time, heads_left, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_context, decode_step_bytes, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_tpot_target, decode_goodput."""
     message_bytes = activation_bytes * batch * hidden
     if not 0 < message_bytes < math.inf:
-        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 120: message_bytes = batch * hidden * activation_bytes")
+        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 109: message_bytes = batch * hidden * activation_bytes")
     try:
         allreduce_bytes = message_bytes * (-2 + 2 * tp) / tp
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "allreduce_bytes", "line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
+        raise _failed(e, "allreduce_bytes", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
     if not 0 <= allreduce_bytes < math.inf:
-        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
+        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
     if tp == 0:
-        raise ChainError("division by zero in line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
     try:
         comm_time = 2 * allreduce_bytes * layers / link_bandwidth
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "comm_time", "line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
+        raise _failed(e, "comm_time", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
     if not 0 <= comm_time < math.inf:
-        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
+        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
     if link_bandwidth == 0:
-        raise ChainError("division by zero in line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
+        raise ChainError("division by zero in line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
     try:
         heads_left = kv_heads - tp * math.floor(kv_heads / tp)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "heads_left", "line 129: heads_left = kv_heads % tp") from None
+        raise _failed(e, "heads_left", "line 118: heads_left = kv_heads % tp") from None
     if not 0 <= heads_left < math.inf:
-        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 129: heads_left = kv_heads % tp")
+        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 118: heads_left = kv_heads % tp")
     if tp == 0:
-        raise ChainError("division by zero in line 129: heads_left = kv_heads % tp", "the divisor tp is 0 here")
-    try:
-        power_left = largest_tp - tp * math.floor(largest_tp / tp)
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "power_left", "line 130: power_left = largest_tp % tp") from None
-    if not 0 <= power_left < math.inf:
-        raise _outside(power_left, 1, "power_left", "", "nonnegative", "line 130: power_left = largest_tp % tp")
-    if tp == 0:
-        raise ChainError("division by zero in line 130: power_left = largest_tp % tp", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 118: heads_left = kv_heads % tp", "the divisor tp is 0 here")
     try:
         decode_weight_bytes = weight_bytes / tp
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1487,15 +1189,15 @@ def _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, h
         raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
     tpot = comm_time + decode_tpot
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 126: tpot = decode.tpot + comm_time")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 115: tpot = decode.tpot + comm_time")
     try:
         gpus_throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "gpus_throughput", "line 128: gpus_throughput = batch / tpot") from None
+        raise _failed(e, "gpus_throughput", "line 117: gpus_throughput = batch / tpot") from None
     if not 0 < gpus_throughput < math.inf:
-        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 128: gpus_throughput = batch / tpot")
+        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 117: gpus_throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 128: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 117: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1515,7 +1217,6 @@ def _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, h
         allreduce_bytes,
         comm_time,
         heads_left,
-        power_left,
         decode_weight_bytes,
         decode_kv_bytes_per_token,
         decode_batch,
@@ -1530,11 +1231,11 @@ def _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, h
     )
 
 
-def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes):
-    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, tpot, allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token, gpus_throughput, heads_left, power_left, decode_throughput, decode_goodput."""
+def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes):
+    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, tpot, allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token, gpus_throughput, heads_left, decode_throughput, decode_goodput."""
     message_bytes = activation_bytes * batch * hidden
     if not 0 < message_bytes < math.inf:
-        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 120: message_bytes = batch * hidden * activation_bytes")
+        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 109: message_bytes = batch * hidden * activation_bytes")
     decode_batch = batch
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 22: decode.batch = batch")
@@ -1546,7 +1247,7 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 22: decode.tpot_target = tpot_target")
     tpot = tpot_target
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 133: tpot = tpot_target")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 121: tpot = tpot_target")
     _options = []
     try:
         _options.append(
@@ -1557,13 +1258,13 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
     allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token = _pick(
         _options,
         "allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token",
-        [("nonnegative", None, None), ("nonnegative", None, None), ("positive", None, None), ("positive", None, None), ("positive", None, None), ("positive", 1, 64), ("positive", None, None)],
-        "line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes",
-    )
+        [("nonnegative", None, None), ("nonnegative", None, None), ("positive", None, None), ("positive", None, None), ("positive", None, None), ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), ("positive", None, None)],
+        "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes",
+    )  # fmt: skip
     if tp == 0:
-        raise ChainError("division by zero in line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
     if link_bandwidth == 0:
-        raise ChainError("division by zero in line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
+        raise ChainError("division by zero in line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
     if decode_bandwidth == 0:
         raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
     if tp == 0:
@@ -1573,27 +1274,19 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
     try:
         gpus_throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "gpus_throughput", "line 128: gpus_throughput = batch / tpot") from None
+        raise _failed(e, "gpus_throughput", "line 117: gpus_throughput = batch / tpot") from None
     if not 0 < gpus_throughput < math.inf:
-        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 128: gpus_throughput = batch / tpot")
+        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 117: gpus_throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 128: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 117: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
     try:
         heads_left = kv_heads - tp * math.floor(kv_heads / tp)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "heads_left", "line 129: heads_left = kv_heads % tp") from None
+        raise _failed(e, "heads_left", "line 118: heads_left = kv_heads % tp") from None
     if not 0 <= heads_left < math.inf:
-        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 129: heads_left = kv_heads % tp")
+        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 118: heads_left = kv_heads % tp")
     if tp == 0:
-        raise ChainError("division by zero in line 129: heads_left = kv_heads % tp", "the divisor tp is 0 here")
-    try:
-        power_left = largest_tp - tp * math.floor(largest_tp / tp)
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "power_left", "line 130: power_left = largest_tp % tp") from None
-    if not 0 <= power_left < math.inf:
-        raise _outside(power_left, 1, "power_left", "", "nonnegative", "line 130: power_left = largest_tp % tp")
-    if tp == 0:
-        raise ChainError("division by zero in line 130: power_left = largest_tp % tp", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 118: heads_left = kv_heads % tp", "the divisor tp is 0 here")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1620,31 +1313,16 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
         decode_kv_bytes_per_token,
         gpus_throughput,
         heads_left,
-        power_left,
         decode_throughput,
         decode_goodput,
     )
 
 
-def _boundary_smallest_tp_memory(
-    activation_bytes,
-    batch,
-    context,
-    decode_bandwidth,
-    decode_memory,
-    hidden,
-    kv_bytes_per_token,
-    kv_heads,
-    largest_tp,
-    layers,
-    link_bandwidth,
-    tpot_target,
-    weight_bytes,
-):
-    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, decode_step_bytes, decode_weight_bytes, tp, decode_kv_bytes_per_token, allreduce_bytes, comm_time, heads_left, power_left, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
+def _boundary_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes):
+    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, decode_step_bytes, decode_weight_bytes, tp, decode_kv_bytes_per_token, allreduce_bytes, comm_time, heads_left, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
     message_bytes = activation_bytes * batch * hidden
     if not 0 < message_bytes < math.inf:
-        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 120: message_bytes = batch * hidden * activation_bytes")
+        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 109: message_bytes = batch * hidden * activation_bytes")
     decode_batch = batch
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 22: decode.batch = batch")
@@ -1656,7 +1334,7 @@ def _boundary_smallest_tp_memory(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 22: decode.tpot_target = tpot_target")
     decode_step_bytes = decode_memory
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 133: decode.step_bytes = decode.memory")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 121: decode.step_bytes = decode.memory")
     _options = []
     try:
         _options.append(
@@ -1667,7 +1345,7 @@ def _boundary_smallest_tp_memory(
     decode_weight_bytes, tp, decode_kv_bytes_per_token = _pick(
         _options,
         "decode_weight_bytes, tp, decode_kv_bytes_per_token",
-        [("positive", None, None), ("positive", 1, 64), ("positive", None, None)],
+        [("positive", None, None), ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), ("positive", None, None)],
         "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token",
     )
     if tp == 0:
@@ -1677,35 +1355,27 @@ def _boundary_smallest_tp_memory(
     try:
         allreduce_bytes = message_bytes * (-2 + 2 * tp) / tp
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "allreduce_bytes", "line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
+        raise _failed(e, "allreduce_bytes", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
     if not 0 <= allreduce_bytes < math.inf:
-        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
+        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
     if tp == 0:
-        raise ChainError("division by zero in line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
     try:
         comm_time = 2 * allreduce_bytes * layers / link_bandwidth
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "comm_time", "line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
+        raise _failed(e, "comm_time", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
     if not 0 <= comm_time < math.inf:
-        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
+        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
     if link_bandwidth == 0:
-        raise ChainError("division by zero in line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
+        raise ChainError("division by zero in line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
     try:
         heads_left = kv_heads - tp * math.floor(kv_heads / tp)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "heads_left", "line 129: heads_left = kv_heads % tp") from None
+        raise _failed(e, "heads_left", "line 118: heads_left = kv_heads % tp") from None
     if not 0 <= heads_left < math.inf:
-        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 129: heads_left = kv_heads % tp")
+        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 118: heads_left = kv_heads % tp")
     if tp == 0:
-        raise ChainError("division by zero in line 129: heads_left = kv_heads % tp", "the divisor tp is 0 here")
-    try:
-        power_left = largest_tp - tp * math.floor(largest_tp / tp)
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "power_left", "line 130: power_left = largest_tp % tp") from None
-    if not 0 <= power_left < math.inf:
-        raise _outside(power_left, 1, "power_left", "", "nonnegative", "line 130: power_left = largest_tp % tp")
-    if tp == 0:
-        raise ChainError("division by zero in line 130: power_left = largest_tp % tp", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 118: heads_left = kv_heads % tp", "the divisor tp is 0 here")
     try:
         decode_tpot = decode_step_bytes / decode_bandwidth
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1716,15 +1386,15 @@ def _boundary_smallest_tp_memory(
         raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
     tpot = comm_time + decode_tpot
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 126: tpot = decode.tpot + comm_time")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 115: tpot = decode.tpot + comm_time")
     try:
         gpus_throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "gpus_throughput", "line 128: gpus_throughput = batch / tpot") from None
+        raise _failed(e, "gpus_throughput", "line 117: gpus_throughput = batch / tpot") from None
     if not 0 < gpus_throughput < math.inf:
-        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 128: gpus_throughput = batch / tpot")
+        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 117: gpus_throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 128: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 117: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1748,7 +1418,6 @@ def _boundary_smallest_tp_memory(
         allreduce_bytes,
         comm_time,
         heads_left,
-        power_left,
         decode_tpot,
         tpot,
         gpus_throughput,
@@ -1757,11 +1426,11 @@ def _boundary_smallest_tp_memory(
     )
 
 
-def _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes):
-    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, heads_left, tp, allreduce_bytes, comm_time, power_left, decode_weight_bytes, decode_kv_bytes_per_token, decode_step_bytes, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
+def _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes):
+    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, heads_left, tp, allreduce_bytes, comm_time, decode_weight_bytes, decode_kv_bytes_per_token, decode_step_bytes, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
     message_bytes = activation_bytes * batch * hidden
     if not 0 < message_bytes < math.inf:
-        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 120: message_bytes = batch * hidden * activation_bytes")
+        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 109: message_bytes = batch * hidden * activation_bytes")
     decode_batch = batch
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 22: decode.batch = batch")
@@ -1773,38 +1442,30 @@ def _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwid
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 22: decode.tpot_target = tpot_target")
     heads_left = 0
     if not 0 <= heads_left < math.inf:
-        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 133: heads_left = 0")
+        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 121: heads_left = 0")
 
     def _trial1(tp):
         return (_exact_sum((heads_left, -kv_heads, tp * math.floor(kv_heads / tp))), ())
 
-    tp = _search(_trial1, 8, 1, "positive", 1, 64, "tp", "", "line 129: heads_left = kv_heads % tp")
+    tp = _search(_trial1, 8, 1, "positive", 1, 64, "tp", "", "line 118: heads_left = kv_heads % tp")
     if tp == 0:
-        raise ChainError("division by zero in line 129: heads_left = kv_heads % tp", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 118: heads_left = kv_heads % tp", "the divisor tp is 0 here")
     try:
         allreduce_bytes = message_bytes * (-2 + 2 * tp) / tp
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "allreduce_bytes", "line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
+        raise _failed(e, "allreduce_bytes", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
     if not 0 <= allreduce_bytes < math.inf:
-        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
+        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
     if tp == 0:
-        raise ChainError("division by zero in line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
     try:
         comm_time = 2 * allreduce_bytes * layers / link_bandwidth
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "comm_time", "line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
+        raise _failed(e, "comm_time", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
     if not 0 <= comm_time < math.inf:
-        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
+        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
     if link_bandwidth == 0:
-        raise ChainError("division by zero in line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
-    try:
-        power_left = largest_tp - tp * math.floor(largest_tp / tp)
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "power_left", "line 130: power_left = largest_tp % tp") from None
-    if not 0 <= power_left < math.inf:
-        raise _outside(power_left, 1, "power_left", "", "nonnegative", "line 130: power_left = largest_tp % tp")
-    if tp == 0:
-        raise ChainError("division by zero in line 130: power_left = largest_tp % tp", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
     try:
         decode_weight_bytes = weight_bytes / tp
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1834,15 +1495,15 @@ def _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwid
         raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
     tpot = comm_time + decode_tpot
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 126: tpot = decode.tpot + comm_time")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 115: tpot = decode.tpot + comm_time")
     try:
         gpus_throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "gpus_throughput", "line 128: gpus_throughput = batch / tpot") from None
+        raise _failed(e, "gpus_throughput", "line 117: gpus_throughput = batch / tpot") from None
     if not 0 < gpus_throughput < math.inf:
-        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 128: gpus_throughput = batch / tpot")
+        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 117: gpus_throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 128: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 117: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1863,125 +1524,6 @@ def _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwid
         tp,
         allreduce_bytes,
         comm_time,
-        power_left,
-        decode_weight_bytes,
-        decode_kv_bytes_per_token,
-        decode_step_bytes,
-        decode_tpot,
-        tpot,
-        gpus_throughput,
-        decode_throughput,
-        decode_goodput,
-    )
-
-
-def _boundary_smallest_tp_power_of_two(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes):
-    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, largest_tp, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, power_left, tp, allreduce_bytes, comm_time, heads_left, decode_weight_bytes, decode_kv_bytes_per_token, decode_step_bytes, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
-    message_bytes = activation_bytes * batch * hidden
-    if not 0 < message_bytes < math.inf:
-        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 120: message_bytes = batch * hidden * activation_bytes")
-    decode_batch = batch
-    if not 1 <= decode_batch < math.inf:
-        raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 22: decode.batch = batch")
-    decode_context = context
-    if not 0 < decode_context < math.inf:
-        raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 22: decode.context = context")
-    decode_tpot_target = tpot_target
-    if not 0 < decode_tpot_target < math.inf:
-        raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 22: decode.tpot_target = tpot_target")
-    power_left = 0
-    if not 0 <= power_left < math.inf:
-        raise _outside(power_left, 1, "power_left", "", "nonnegative", "line 133: power_left = 0")
-
-    def _trial1(tp):
-        return (_exact_sum((power_left, -largest_tp, tp * math.floor(largest_tp / tp))), ())
-
-    tp = _search(_trial1, 8, 1, "positive", 1, 64, "tp", "", "line 130: power_left = largest_tp % tp")
-    if tp == 0:
-        raise ChainError("division by zero in line 130: power_left = largest_tp % tp", "the divisor tp is 0 here")
-    try:
-        allreduce_bytes = message_bytes * (-2 + 2 * tp) / tp
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "allreduce_bytes", "line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
-    if not 0 <= allreduce_bytes < math.inf:
-        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
-    if tp == 0:
-        raise ChainError("division by zero in line 122: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
-    try:
-        comm_time = 2 * allreduce_bytes * layers / link_bandwidth
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "comm_time", "line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
-    if not 0 <= comm_time < math.inf:
-        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
-    if link_bandwidth == 0:
-        raise ChainError("division by zero in line 124: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
-    try:
-        heads_left = kv_heads - tp * math.floor(kv_heads / tp)
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "heads_left", "line 129: heads_left = kv_heads % tp") from None
-    if not 0 <= heads_left < math.inf:
-        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 129: heads_left = kv_heads % tp")
-    if tp == 0:
-        raise ChainError("division by zero in line 129: heads_left = kv_heads % tp", "the divisor tp is 0 here")
-    try:
-        decode_weight_bytes = weight_bytes / tp
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_weight_bytes", "line 22: decode.weight_bytes = weight_bytes / tp") from None
-    if not 0 < decode_weight_bytes < math.inf:
-        raise _outside(decode_weight_bytes, 8000000000, "decode_weight_bytes", "GB", "positive", "line 22: decode.weight_bytes = weight_bytes / tp")
-    if tp == 0:
-        raise ChainError("division by zero in line 22: decode.weight_bytes = weight_bytes / tp", "the divisor tp is 0 here")
-    try:
-        decode_kv_bytes_per_token = kv_bytes_per_token / tp
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_kv_bytes_per_token", "line 22: decode.kv_bytes_per_token = kv_bytes_per_token / tp") from None
-    if not 0 < decode_kv_bytes_per_token < math.inf:
-        raise _outside(decode_kv_bytes_per_token, 8, "decode_kv_bytes_per_token", "B/token", "positive", "line 22: decode.kv_bytes_per_token = kv_bytes_per_token / tp")
-    if tp == 0:
-        raise ChainError("division by zero in line 22: decode.kv_bytes_per_token = kv_bytes_per_token / tp", "the divisor tp is 0 here")
-    decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
-    if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
-    try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
-    if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
-    tpot = comm_time + decode_tpot
-    if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 126: tpot = decode.tpot + comm_time")
-    try:
-        gpus_throughput = batch / tpot
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "gpus_throughput", "line 128: gpus_throughput = batch / tpot") from None
-    if not 0 < gpus_throughput < math.inf:
-        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 128: gpus_throughput = batch / tpot")
-    if tpot == 0:
-        raise ChainError("division by zero in line 128: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
-    try:
-        decode_throughput = decode_batch / decode_tpot
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
-    if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
-    if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
-    decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
-    if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
-    return (
-        message_bytes,
-        decode_batch,
-        decode_context,
-        decode_tpot_target,
-        power_left,
-        tp,
-        allreduce_bytes,
-        comm_time,
-        heads_left,
         decode_weight_bytes,
         decode_kv_bytes_per_token,
         decode_step_bytes,
