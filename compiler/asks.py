@@ -20,6 +20,7 @@ from .ir import Check, Expectation, Question, Sweep, Variable
 from .joins import joined_name
 from .limits import LIMITS
 from .source import KeyPath
+from .lookups import code_of
 from .units import QUANTITY_TEXT, BadUnit, exact_number, parse_quantity, parse_unit
 
 if TYPE_CHECKING:
@@ -148,7 +149,8 @@ def _check(b, index: int, c: dict, kp: KeyPath, questions: dict[str, Question]) 
     given = []
     for name, value in (c.get("given") or {}).items():
         v = _variable(b, name, kp + ("given", name))
-        given.append((v.name, b.quantity(value, kp + ("given", name), v.unit, v.factor, v.dim, f"given {name}")))
+        at = kp + ("given", name)
+        given.append((v.name, code_of(b, v, value, at, f"given {name}") if v.choices else b.quantity(value, at, v.unit, v.factor, v.dim, f"given {name}")))
     question = c.get("question")
     expects = []
     raw_expect = c.get("expect")

@@ -9,6 +9,7 @@ from rich.text import Text
 from .. import cache  # noqa: F401 - its clock starts before a model is read (an entry records files as they were then)
 from ..backends.json_report import dumps, solution_json
 from ..errors import ArgumentError, ChaincError
+from ..display import label
 from ..format import fmt
 from ..numbers import display, in_unit
 from ..project import Project
@@ -124,7 +125,8 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
         t.add_column(col, justify="right" if col == "value" else "left")
     for n, v in m.variables.items():
         kind = "answer" if answer is not None and n == answer.question.find else "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
-        t.add_row(kind, plain(n), fmt(display(s.values[n], v.factor), v.digits), plain(v.unit), plain(v.description))
+        shown = label(s.values[n], v) if getattr(v, "choices", ()) else fmt(display(s.values[n], v.factor), v.digits)
+        t.add_row(kind, plain(n), shown, plain(v.unit), plain(v.description))
     out.print(t)
     for name, rows in s.tables.items():
         table = m.tables[name]

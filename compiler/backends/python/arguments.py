@@ -27,7 +27,9 @@ class Arguments:
         keywords = [f"{k}: str = {k.upper()}" for k in mn.kinds()]
         for n in inputs:
             var = m.variables[n]
-            if var.default.free_symbols:
+            if var.choices:  # a name (lookups.py)
+                keywords.append(f"{mn.variables[n]}: {self.typ if self.numpy else 'str'} = {literal(var.choices[int(var.default) - 1])}")
+            elif var.default.free_symbols:
                 keywords.append(f"{mn.variables[n]}: {self.typ} | None = None")
             else:
                 keywords.append(f"{mn.variables[n]}: {self.typ} = {number(exact(var.default) / exact(var.factor))}")
@@ -107,6 +109,11 @@ class Arguments:
         return f"{check}({x}, {literal(x)}" + (f", {literal(unit)})" if unit else ")")
 
     def convert(self, out: Out, m, n: str, x: str) -> None:
+        if m.variables[n].choices:  # a name -> its code, refused unless it is one of the choices
+            check = "_choices_np" if self.numpy else "_choice"
+            self.used.add(check)
+            out.emit(f"{x} = {check}({x}, {literal(x)}, {tuple_text([literal(c) for c in m.variables[n].choices])})")
+            return
         factor = exact(m.variables[n].factor)
         value = scale(self.argument(x, m.variables[n].unit), factor, True)
         if value != x:
