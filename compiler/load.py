@@ -194,8 +194,6 @@ class Builder:
     def declare(self, name: str, spec: dict, kp: KeyPath) -> Variable:
         if name in RESERVED or keyword.iskeyword(name):
             raise self.fail(kp, f"'{name}' is a reserved word and cannot name a variable", "pick another name", key=True)
-        if name in self.lookups:
-            raise self.fail(kp, f"variable name '{name}' is taken by a lookup", "lookups and variables need distinct names", key=True)
         unit_text, _, factor, dim = self.unit(spec.get("unit"), kp + ("unit",))
         choices, domain = choices_of(self, name, spec, kp) if "choices" in spec else ((), Domain(spec.get("domain", "positive"), bool(spec.get("integer", False))))
         v = Variable(
@@ -407,7 +405,7 @@ def _load_model(path: str | Path, project: Project, src: Source) -> Model:
         else:
             imports[alias] = model
     b = Builder(src, project, uses, imports)
-    b.lookups = read_lookups(b, d.get("lookups"))
+    b.lookups = read_lookups(b, d.get("lookups"), d["variables"])
     specs = d["variables"]
     for name, spec in specs.items():
         b.declare(name, spec or {}, ("variables", name))

@@ -34,11 +34,13 @@ class Lookup:
     description: str = ""
 
 
-def read_lookups(loader, spec: dict | None) -> dict[str, Lookup]:
+def read_lookups(loader, spec: dict | None, variables: dict) -> dict[str, Lookup]:
     """The model's `lookups:`: each key's value in the lookup's unit, base units inside."""
     out = {}
     for name, body in (spec or {}).items():
         kp = ("lookups", name)
+        if name in variables:
+            raise loader.fail(kp, f"lookup name '{name}' is taken by a variable", "lookups and variables need distinct names", key=True)
         unit_text, _, factor, dim = loader.unit(body.get("unit"), kp + ("unit",))
         unit_text = "" if unit_text == "1" else unit_text
         keys, values = [], []

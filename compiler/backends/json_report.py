@@ -6,8 +6,8 @@ import json
 import math
 from pathlib import Path
 
-from ..errors import ChaincError, CheckFailed
 from ..display import label
+from ..errors import ChaincError, CheckFailed
 from ..format import sci
 from ..numbers import display, exact
 from ..results import Answer, CatalogReport, Report, Solution

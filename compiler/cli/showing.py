@@ -10,8 +10,8 @@ from rich.text import Text
 
 from ..api import solve
 from ..catalog import KINDS
-from ..errors import ArgumentError, ChaincError
 from ..display import label
+from ..errors import ArgumentError, ChaincError
 from ..format import fmt
 from ..numbers import in_unit
 from ..project import Project, display_path

@@ -8,8 +8,8 @@ from rich.text import Text
 
 from .. import cache  # noqa: F401 - its clock starts before a model is read (an entry records files as they were then)
 from ..backends.json_report import dumps, solution_json
-from ..errors import ArgumentError, ChaincError
 from ..display import label
+from ..errors import ArgumentError, ChaincError
 from ..format import fmt
 from ..numbers import display, in_unit
 from ..project import Project
