@@ -96,7 +96,8 @@ class Arguments:
                 self.require(mn, out, n, x, "_what")
             else:
                 self.convert(out, m, n, x)
-                self.require(mn, out, n, x, '"given"')
+                if not var.choices:  # a choice's code is one of its set once _choice has read the name
+                    self.require(mn, out, n, x, '"given"')
         self.used |= pr.used
 
     def as_array(self, text: str) -> str:
@@ -168,6 +169,8 @@ class Arguments:
             source = ""
             if n not in given and var.default.free_symbols:
                 source = " None: " + ", ".join(comment(str(s)) for s in sorted(var.default.free_symbols, key=str)) + "."
+            if var.choices:  # a name (lookups.py)
+                return f"{mn.variables[n]}: {comment(var.description) or comment(n)}, a str: one of {', '.join(comment(c) for c in var.choices)}."
             return f"{mn.variables[n]}: {comment(var.description) or comment(n)} [{comment(var.unit) or '1'}].{source}"
 
         kinds = [f"{k}: {k.upper()} catalog id, a key of {k.upper()}S (default {comment(self.ctx.default.get(k, getattr(m, k)))})." for k in mn.kinds()]
