@@ -19,6 +19,7 @@ from . import expr as ex
 from .ir import Check, Expectation, Question, Sweep, Variable
 from .joins import joined_name
 from .limits import LIMITS
+from .lookups import code_of
 from .source import KeyPath
 from .units import QUANTITY_TEXT, BadUnit, exact_number, parse_quantity, parse_unit
 
@@ -98,6 +99,8 @@ def _questions(b, name: str, q: dict, kp: KeyPath) -> list[Question]:
 
 def _question(b, name: str, q: dict, kp: KeyPath, at: KeyPath | None = None, combined: bool = False) -> Question:
     v = _variable(b, q["find"], kp + ("find",))
+    if v.choices:  # names have no order to be the largest or smallest of
+        raise b.fail(kp + ("find",), f"question {name}: {v.name} is a choice among names, which has no largest or smallest", "find a number; compare the choices with a check per name")
     at = at or kp + ("such_that",)
     cond = b.expression(q["such_that"], at)
     if combined:
@@ -154,7 +157,8 @@ def _check(b, index: int, c: dict, kp: KeyPath, questions: dict[str, Question]) 
     given = []
     for name, value in (c.get("given") or {}).items():
         v = _variable(b, name, kp + ("given", name))
-        given.append((v.name, b.quantity(value, kp + ("given", name), v.unit, v.factor, v.dim, f"given {name}")))
+        at = kp + ("given", name)
+        given.append((v.name, code_of(b, v, value, at, f"given {name}") if v.choices else b.quantity(value, at, v.unit, v.factor, v.dim, f"given {name}")))
     question = c.get("question")
     expects = []
     raw_expect = c.get("expect")

@@ -55,7 +55,8 @@ class Values:
         out = []
         for n, v in s.model.variables.items():
             kind = "found" if n in found else "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
-            out.append((kind, n, fmt(self.value(n), v.digits), v.unit, v.description))
+            x = self.value(n)
+            out.append((kind, n, x if isinstance(x, str) else fmt(x, v.digits), v.unit, v.description))
         return out
 
     def to_dataframe(self):
@@ -104,9 +105,16 @@ def as_quantity(value, unit: str):
 def shown_number(base, q):
     """A base-unit value in q's display unit: a float, an int for a whole number of a whole-number variable
     (the exact Fraction where a float cannot hold it: 1e400)."""
+    if getattr(q, "choices", ()):
+        return label(base, q)
     x = display(base, q.factor)
     domain = getattr(q, "domain", None)
     return int(x) if isinstance(x, float) and domain is not None and domain.integer and x.is_integer() else x
+
+
+def label(base, q) -> str:
+    """The name a choice variable's code stands for (lookups.py)."""
+    return q.choices[int(base) - 1]
 
 
 def rounded(base, q):

@@ -247,8 +247,14 @@ class _Builder(Calls):
 
     def visit_Subscript(self, node: ast.Subscript) -> Term:
         number = node.value
+        if isinstance(number, ast.Name) and isinstance(node.slice, ast.Name) and hasattr(self.scope, "lookup_table"):  # a lookup by name: dtype_bits[kv_dtype]
+            for name in (number, node.slice):
+                if name.id.startswith("_"):
+                    raise self.fail(name, f"name '{name.id}' is not allowed", "names may not start with '_'")
+                self.want_ascii(name)
+            return self.scope.lookup_table(number.id, node.slice.id, self.loc(node))
         if not (isinstance(number, ast.Constant) and isinstance(number.value, (int, float)) and not isinstance(number.value, bool)):
-            raise self.fail(node, "subscripts are not allowed", "a unit literal is a number followed by its unit in brackets: 50[GB/s], 1[token]")
+            raise self.fail(node, "subscripts are not allowed", "a unit literal is a number followed by its unit in brackets, 50[GB/s]; a lookup is read by a choice input, dtype_bits[kv_dtype]")
         value = self.visit_Constant(number).expr
         unit_text = self.segment(node.slice)
         try:

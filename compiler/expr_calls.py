@@ -240,3 +240,6 @@ class _Index:
 
     def is_table(self, name: str) -> bool:
         return self.outer.is_table(name)
+
+    def lookup_table(self, table: str, key: str, loc: Loc) -> Term:
+        return self.outer.lookup_table(table, key, loc)

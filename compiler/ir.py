@@ -75,6 +75,7 @@ class Variable(Quantity):
     default: sp.Expr | None = None  # base units; may hold parameter symbols
     domain: Domain = field(default_factory=Domain)
     digits: int | None = None  # significant figures to show
+    choices: tuple = ()  # names (choices:): the value is a name's place in this list, 1-based (lookups.py)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from .errors import Loc, ModelError, UnitError
 from .ir import Aggregate, Column, Domain, Equation, Model, Param, Table, Variable
 from .joins import join, joined_name
 from .limits import LIMITS
+from .lookups import choices_of, code_of, read_lookups, subscript
 from .order import Cycle, topological
 from .physical_load import load_limits
 from .schema import MODEL_SCHEMA, validate
@@ -54,6 +55,7 @@ class Builder:
         self.tables: dict[str, Table] = {}
         self.aggregates: dict[str, Aggregate] = {}
         self.defaults_only = False  # while parsing default values: no model variables
+        self.lookups: dict = {}  # name -> lookups.Lookup
 
     # --- locations ------------------------------------------------------------------
     def where(self, kp: KeyPath, offset: int = 0):
@@ -79,6 +81,8 @@ class Builder:
             raise ModelError(f"a default value cannot use the variable '{name}'", loc, "write the relation as an equation instead")
         hint = f"did you mean {' or '.join(close)}?" if close else "declare it under variables:, or refer to a catalog value such as llm.weight_bytes"
         raise ModelError(f"unknown name '{name}'", loc, hint)
+
+    lookup_table = subscript  # table[key] (lookups.py)
 
     def param(self, name: str, loc: Loc) -> ex.Term:
         if name in self.params:
@@ -192,7 +196,7 @@ class Builder:
         if name in RESERVED or keyword.iskeyword(name):
             raise self.fail(kp, f"'{name}' is a reserved word and cannot name a variable", "pick another name", key=True)
         unit_text, _, factor, dim = self.unit(spec.get("unit"), kp + ("unit",))
-        domain = Domain(spec.get("domain", "positive"), bool(spec.get("integer", False)))
+        choices, domain = choices_of(self, name, spec, kp) if "choices" in spec else ((), Domain(spec.get("domain", "positive"), bool(spec.get("integer", False))))
         v = Variable(
             name,
             unit_text if unit_text != "1" else "",
@@ -204,6 +208,7 @@ class Builder:
             self.src.loc(kp, key=True),
             domain=domain,
             digits=spec.get("digits"),
+            choices=choices,
         )
         self.variables[name] = v
         self.symbols.add(v.sym)
@@ -213,13 +218,14 @@ class Builder:
         """Defaults and bounds may refer to catalog values, so they come after declarations."""
         changes: dict[str, Any] = {}
         if spec.get("value") is not None:
-            changes["default"] = self.quantity(spec["value"], kp + ("value",), v.unit, v.factor, v.dim, f"default of {v.name}")
+            value, at, what = spec["value"], kp + ("value",), f"default of {v.name}"
+            changes["default"] = code_of(self, v, value, at, what) if v.choices else self.quantity(value, at, v.unit, v.factor, v.dim, what)
         lo = self.quantity(spec["min"], kp + ("min",), v.unit, v.factor, v.dim, f"min of {v.name}") if "min" in spec else None
         hi = self.quantity(spec["max"], kp + ("max",), v.unit, v.factor, v.dim, f"max of {v.name}") if "max" in spec else None
         if "values" in spec or lo is not None or hi is not None:  # a finite set has its own ends
             changes["domain"] = value_set(self, v, spec, kp) if "values" in spec else Domain(v.domain.kind, v.domain.integer, lo, hi)
         if changes:
-            v = _replace(v, **changes)
+            v = replace(v, **changes)
             self.variables[v.name] = v
         return v
 
@@ -286,7 +292,7 @@ class Builder:
                     dim_str(c.dim),
                 )
             initial = self.quantity(specs[cname]["initial"], ckp + ("initial",), c.unit, c.factor, c.dim, f"initial of {cname}") if "initial" in specs[cname] else sp.Integer(0)
-            built[cname] = _replace(c, expr=term.expr, initial=initial, guards=term.guards)
+            built[cname] = replace(c, expr=term.expr, initial=initial, guards=term.guards)
             for other in cols.values():
                 if other.sym in term.expr.free_symbols:
                     deps.append((other.name, cname))
@@ -338,11 +344,7 @@ class _TableScope:
     def is_table(self, name: str) -> bool:
         return name == self.table or self.b.is_table(name)  # so that sum(t.c) in a column is refused as an aggregate
 
-
-def _replace(obj, **changes):
-    from dataclasses import replace
-
-    return replace(obj, **changes)
+    lookup_table = property(lambda self: self.b.lookup_table)  # table[key] reads the model's lookups
 
 
 # --- the model file -------------------------------------------------------------------------
@@ -404,6 +406,7 @@ def _load_model(path: str | Path, project: Project, src: Source) -> Model:
         else:
             imports[alias] = model
     b = Builder(src, project, uses, imports)
+    b.lookups = read_lookups(b, d.get("lookups"), d["variables"])
     specs = d["variables"]
     for name, spec in specs.items():
         b.declare(name, spec or {}, ("variables", name))

@@ -29,6 +29,7 @@ class VarInfo:
     digits: int | None = None
     loc: Loc | None = None
     default: bool | None = None  # True when the variable has a default (an input); None otherwise
+    choices: tuple = ()  # a choice variable's names (lookups.py)
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class ModelInfo:
 def _info(q, default=None) -> VarInfo:
     from .quantities import dims
 
-    return VarInfo(q.name, q.unit, Fraction(int(q.factor.p), int(q.factor.q)), dims(q.dim), q.description, getattr(q, "digits", None), q.loc, default)
+    return VarInfo(q.name, q.unit, Fraction(int(q.factor.p), int(q.factor.q)), dims(q.dim), q.description, getattr(q, "digits", None), q.loc, default, tuple(getattr(q, "choices", ())))
 
 
 def describe(model) -> ModelInfo:

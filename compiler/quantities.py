@@ -68,6 +68,8 @@ def given_value(model, name: str, text, unit=pint_unit) -> Fraction | float:
         close = difflib.get_close_matches(name, list(model.variables), n=2)
         raise ArgumentError(f"model '{model.name}' has no variable '{name}'", None, f"did you mean {' or '.join(close)}?" if close else f"variables: {', '.join(model.variables)}")
     factor = exact(var.factor)
+    if getattr(var, "choices", ()):
+        return choice_code(var, name, text)
     if isinstance(text, bool):
         raise ArgumentError(f"{name}={text}: expected a number", None, f"for example {name}=1 {var.unit or ''}")
     if isinstance(text, (int, float)):  # a number as people write it: in the display unit
@@ -83,6 +85,21 @@ def given_value(model, name: str, text, unit=pint_unit) -> Fraction | float:
     if got != want and not omits_per_count(want, got):
         raise ArgumentError(f"{name}={text}: that is {dim_text(got)}, but {name} is {dim_text(want)} ({var.unit or 'dimensionless'})", None, f"for example {name}=1 {var.unit}")
     return number * ufactor
+
+
+def choice_code(var, name: str, text) -> Fraction:
+    """A name for a variable with choices: -> its code (the name's place, 1-based); an exact number is a code already."""
+    from .suggest import close_names
+
+    if isinstance(text, str):
+        if text.strip() in var.choices:
+            return Fraction(var.choices.index(text.strip()) + 1)
+        close = close_names(text.strip(), var.choices)
+        hint = f"did you mean {name}={' or '.join(close)}?" if close else f"for example {name}={var.choices[0]}"
+        raise ArgumentError(f"{name}={text}: '{text.strip()}' is not one of {name}'s choices ({', '.join(var.choices)})", None, hint)
+    if isinstance(text, (bool, int, float)):
+        raise ArgumentError(f"{name}={text!r}: {name} is a name, one of {', '.join(var.choices)}", None, f"for example {name}={var.choices[0]}")
+    return exact(text)
 
 
 def omits_per_count(want: dict, got: dict) -> bool:

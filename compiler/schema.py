@@ -18,6 +18,7 @@ from .source import Source
 
 IDENT = "^[a-z][a-z0-9_]*$"
 SLUG = "^[a-z0-9][a-z0-9.-]*$"
+KEY = "^[A-Za-z0-9][A-Za-z0-9_.+-]*$"  # a lookup's key, a choice's name: fp8, int4-awq, e4m3
 _NAME = {"pattern": IDENT, "maxLength": LIMITS["name_chars"].default}  # of variables, tables, ...
 _SLUG = {"type": "string", "pattern": SLUG, "maxLength": LIMITS["name_chars"].default}  # of models and catalog entries: file names
 
@@ -41,6 +42,10 @@ VARIABLE = {
         "min": {**_number_or_text, "description": "Smallest allowed value (display unit or quantity)."},
         "max": {**_number_or_text, "description": "Largest allowed value (display unit or quantity)."},
         "digits": {"type": "integer", "minimum": 1, "maximum": 15, "description": "Significant figures to show."},
+        "choices": {
+            "description": "An input that takes one of these names (a dropdown in the workbook): a list ([bf16, fp8, int4]), or a lookup's name (its keys). Its value is a name; lookup[variable] reads a lookup at it.",
+            "oneOf": [{"type": "array", "minItems": 1, "items": {"type": "string", "pattern": KEY, "maxLength": 64}}, {"type": "string", "pattern": IDENT}],
+        },
         "values": {
             "description": "The finite set of values the variable may take: a list ([1, 2, 4, 8]) or a range ({from: 1, to: 64, step: x2}); questions answer from it.",
             "oneOf": [
@@ -56,6 +61,24 @@ VARIABLE = {
                     },
                 },
             ],
+        },
+    },
+}
+
+LOOKUP = {
+    "description": "A mapping from names to values of one unit ({unit: bit, values: {bf16: 16, fp8: 8}}), read as name[choice input] in expressions.",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["values"],
+    "properties": {
+        "unit": {"type": ["string", "number"], "description": "The unit of the values ('bit', 'USD/h'); omitted when dimensionless."},
+        "description": {**_text, "description": "What the values are, in words."},
+        "values": {
+            "type": "object",
+            "minProperties": 1,
+            "propertyNames": {"pattern": KEY, "maxLength": 64},
+            "additionalProperties": _number_or_text,
+            "description": "Each name's value: a number in the unit, or a quantity ('8 bit').",
         },
     },
 }
@@ -212,6 +235,7 @@ MODEL_SCHEMA = {
         },
         "variables": {"type": "object", "minProperties": 1, "propertyNames": _NAME, "additionalProperties": VARIABLE},
         "equations": {"type": "array", "items": EQUATION},
+        "lookups": {"type": "object", "propertyNames": _NAME, "additionalProperties": LOOKUP},
         "tables": {"type": "object", "propertyNames": _NAME, "additionalProperties": TABLE},
         "questions": {"type": "object", "propertyNames": _NAME, "additionalProperties": QUESTION},
         "limits": {

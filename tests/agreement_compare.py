@@ -114,6 +114,8 @@ def limits_agree(cmp, where: str, want, warned: list) -> None:
 
 
 def as_float(x) -> float:
+    if isinstance(x, (str, np.str_)):  # a choice's name (lookups:): compared as it is
+        return str(x)
     try:
         return float(x)
     except OverflowError:
@@ -122,6 +124,8 @@ def as_float(x) -> float:
 
 def close(got, want, rel=REL) -> bool:
     g, w = as_float(got), as_float(want)
+    if isinstance(g, str) or isinstance(w, str):
+        return g == w
     if math.isnan(g) or math.isnan(w):
         return False
     return g == w or math.isclose(g, w, rel_tol=rel, abs_tol=1e-300)
@@ -171,8 +175,9 @@ class Comparison:
         def at(x):
             if element is None:
                 return x
-            a = np.asarray(x, dtype=float)
-            return a.reshape(-1)[element] if a.ndim else float(a)
+            a = np.asarray(x)
+            a = a if a.dtype.kind in "US" else a.astype(float)  # a choice's names stay names
+            return a.reshape(-1)[element] if a.ndim else a.item()
 
         for n in model.variables:
             self.value(f"{where}: {n}", want.value(n), at(getattr(got, n)))
@@ -264,7 +269,12 @@ def points_of(a: Accepted) -> list[dict]:
 
 
 def arrays(point: dict) -> dict:
-    return {n: np.array([float(v)]) for n, v in point.items()}
+    return {n: np.array([scalar(v)]) for n, v in point.items()}
+
+
+def scalar(v):
+    """A point's value for an array: a number as a float, a choice's name as it is."""
+    return v if isinstance(v, str) else float(v)
 
 
 def compare_modules(project: Project, a: Accepted) -> Comparison | None:
@@ -312,7 +322,7 @@ def compare_modules(project: Project, a: Accepted) -> Comparison | None:
     # NumPy over every point at once: all agree, or the call raises where the solver does somewhere
     if len(expected_points) > 1:
         defaults = {n: as_float(a.base.value(n)) for n in inputs}
-        batch = {n: np.array([float(p.get(n, defaults[n])) for p in points_of(a)]) for n in {n for p in points_of(a) for n in p}}
+        batch = {n: np.array([scalar(p.get(n, defaults[n])) for p in points_of(a)]) for n in {n for p in points_of(a) for n in p}}
         got = module(lambda: vec.solve(**batch), vec)
         failures = sum(isinstance(w, ChaincError) for w in expected_points)
         where = "solve at every point at once (NumPy)"

@@ -293,10 +293,39 @@ WITH_A_LIMIT = Chain(
     constructs=frozenset({"limits"}),
 )
 
+# a lookup read at a choice input's name, in an equation, a table's column and a question's condition
+LOOKUP = Chain(
+    yaml("""
+    name: chain
+    title: a lookup read by a choice
+    lookups:
+      l: {unit: "GB", values: {"bf16": 2, "fp8": 1, "int4": 0.5}}
+    variables:
+      a0: {value: 3, integer: true, min: 1, max: 10}
+      a1: {choices: "l", value: "fp8"}
+      a2: {unit: "GB"}
+      a3: {unit: "GB"}
+    equations:
+      - "a2 = a0 * l[a1]"
+      - "a3 = sum(t.c0)"
+    tables:
+      t:
+        rows: "a0"
+        columns:
+          c0: {unit: "GB", formula: "l[a1] * i"}
+    questions:
+      q0: {find: "a0", such_that: "a2 <= 5[GB]", seek: "max"}
+    """),
+    ({"a1": "bf16"}, {"a1": "int4", "a0": 7}, {"a0": 2}),
+    ("a0", "a2"),
+    constructs=frozenset({"lookup"}),
+)
+
 CONSTRUCTS = {
     "nested apart": NESTED_APART,
     "outer index in terms": NESTED_OUTER_TERMS,
     "outer index in bounds": NESTED_OUTER_BOUNDS,
     "join": JOINED_WITH_CONDITIONS,
     "limits": WITH_A_LIMIT,
+    "lookup": LOOKUP,
 }

@@ -52,6 +52,7 @@ class Draft:
     equations: list = field(default_factory=list)
     scope: Scope = field(default_factory=Scope)
     inputs: dict = field(default_factory=dict)  # name -> {dim, integer, domain, value}
+    choices: dict = field(default_factory=dict)  # a choice input (lookups:) -> its names; not in inputs (no question or query finds a name)
     deps: dict = field(default_factory=dict)  # name -> the inputs it reads
     dims: dict = field(default_factory=dict)
     units: dict = field(default_factory=dict)
@@ -94,7 +95,7 @@ class Draft:
         self.dims[n], self.units[n] = d, unit
         self.deps[n] = {n}
 
-    def add_computed(self, draw, force_aggregate: bool = False) -> None:
+    def add_computed(self, draw, force_aggregate: bool = False, reads: tuple | None = None) -> None:
         n = self.fresh()
         d = draw(st.sampled_from(DIMS))
         unit = draw(st.sampled_from(UNITS[d]))
@@ -109,6 +110,10 @@ class Draft:
             text, e = draw(st.sampled_from(self.scope.aggregates))
             rhs = f"{wrap(rhs)} + {text} * {literal('1', sub(d, e))}" if sub(d, e) != ZERO else f"{wrap(rhs)} + {text}"
             b.read.add("$table")
+        if reads is not None:  # a term it must read (a lookup), scaled to its dimension
+            text, e = reads
+            rhs = f"{wrap(rhs)} + {text} * {literal('1', sub(d, e))}" if sub(d, e) != ZERO else f"{wrap(rhs)} + {text}"
+            b.read.add(text)
         eq = _equation(draw, b, n, d, rhs)
         if draw(st.integers(0, 6)) == 0:  # valid only below a bound: the edge of its domain, in every backend
             name, dim = draw(st.sampled_from([(n, d), *self.scope.names]))
@@ -139,6 +144,7 @@ def chains(draw) -> Chain:
         uses, inner = _join(draw, m)
         files = (("inner", inner),)
         m.made.add("join")
+    lookups = _lookup(draw, m) if draw(st.integers(0, 4)) == 0 else []
     table_at = draw(st.integers(0, 4)) if draw(st.integers(0, 3)) == 0 else None
     tables: list[str] = []
     computed = draw(st.integers(1, 5))
@@ -148,8 +154,10 @@ def chains(draw) -> Chain:
             tables = _table(draw, m)
             force_aggregate = True
         m.add_computed(draw, force_aggregate)
+    if lookups:  # one more variable reads the lookup, so every chain that draws one uses it
+        m.add_computed(draw, reads=next((t, e) for t, e in m.scope.names if t.startswith("l[")))
     questions = _questions(draw, m)
-    lines = ["name: chain", "title: a random chain", *uses, "variables:", *m.variables, "equations:", *(f"  - {json.dumps(e)}" for e in m.equations)]
+    lines = ["name: chain", "title: a random chain", *uses, *lookups, "variables:", *m.variables, "equations:", *(f"  - {json.dumps(e)}" for e in m.equations)]
     if tables:
         lines += ["tables:", *tables]
     if questions:
@@ -159,7 +167,7 @@ def chains(draw) -> Chain:
         op, bound = ("<=", ">", "<", ">=")[len(m.variables) % 4], ("0.5", "2", "100")[len(m.inputs) % 3]
         lines += ["limits:", f"  bound: {json.dumps(f'{name} {op} {literal(bound, dim)}')}"]
         m.made.add("limits")
-    points = tuple(_point(draw, m.inputs) for _ in range(draw(st.integers(1, 3))))
+    points = tuple({**_point(draw, m.inputs), **_names(draw, m.choices)} for _ in range(draw(st.integers(1, 3))))
     query = None
     if draw(st.integers(0, 3)) == 0:
         pairs = [(x, y) for x, y in m.pairs() if "." not in y]  # a query's given is a variable of the chain's own
@@ -195,6 +203,28 @@ def _join(draw, m: Draft) -> tuple[list[str], str]:
         m.deps[name] = set().union(*(reads.get(u, set()) for u in inner.deps[n]))
     uses = ["uses:", "  models:", f"    {JOINED}: {{model: sub/inner.yaml, given: {_flow(given)}}}"]
     return uses, text
+
+
+def _lookup(draw, m: Draft) -> list[str]:
+    """A lookup l of one dimension and a choice input that picks from it; `l[<input>]` joins the scope as a value of that dimension."""
+    d = draw(st.sampled_from(DIMS))
+    unit = draw(st.sampled_from(UNITS[d]))
+    keys = draw(st.lists(st.sampled_from(("bf16", "fp8", "int4", "e4m3", "k1")), min_size=1, max_size=4, unique=True))
+    values = {k: draw(st.sampled_from(VALUES)) for k in keys}
+    body = {"unit": unit, "values": values} if unit else {"values": values}
+    n = m.fresh()
+    names = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=len(keys), unique=True)) if draw(st.booleans()) else keys
+    m.variables.append(f"  {n}: {_flow({'choices': 'l' if names == keys else names, 'value': draw(st.sampled_from(names))})}")
+    m.choices[n] = names
+    m.scope.names.append((f"l[{n}]", d))
+    m.deps[f"l[{n}]"] = set()  # a name is never found: no question or query reads through it
+    m.made.add("lookup")
+    return ["lookups:", f"  l: {_flow(body)}"]
+
+
+def _names(draw, choices: dict) -> dict:
+    """Other names for some choice inputs."""
+    return {n: draw(st.sampled_from(names)) for n, names in choices.items() if draw(st.booleans())}
 
 
 def _questions(draw, m: Draft) -> list[str]:

@@ -48,6 +48,7 @@ from .agreement_examples import (
     INFINITE_ROOT_IS_NO_ROOT,
     INT64_OVERFLOW,
     JOINED_WITH_CONDITIONS,
+    LOOKUP,
     NESTED_APART,
     NESTED_OUTER_BOUNDS,
     NESTED_OUTER_TERMS,
@@ -89,6 +90,7 @@ def out(tmp_path_factory):
 @example(chain=NESTED_OUTER_TERMS)
 @example(chain=NESTED_OUTER_BOUNDS)
 @example(chain=JOINED_WITH_CONDITIONS)
+@example(chain=LOOKUP)
 @given(chain=chains())
 def test_the_modules_agree_with_the_solver(chain_project, out, chain):
     run_chain(chain_project, out, chain)

@@ -28,6 +28,7 @@ VALUES = {
     "outer index in bounds": {"a2": 2, "a3": 63},  # 2 s x C(3, 3); (2 + 3 + 4) x (3 + 4)
     "join": {"a2": 7, "o_u2": 6},  # a0 a1 (a1 - 1) + a0 at a0 = 1 s, a1 = 3
     "limits": {"a1": 3},  # 3 x 1 s: past the limit of 2 s, and computed all the same
+    "lookup": {"a2": 3, "a3": 6},  # 3 x 1 GB (fp8); 1 + 2 + 3 GB
 }
 ANSWERS = {
     "nested apart": {"q0": 16},  # 6 a0 <= 100
@@ -35,6 +36,7 @@ ANSWERS = {
     "outer index in bounds": {"q0": 7},  # 2 C(a0, 3) <= 100: C(7, 3) = 35, C(8, 3) = 56
     "join": {"q0": 10, "q0_lat": 100 / 7, "q0_mem": 10, "q1": 7},  # mem binds; a1 (a1 - 1) + 1 <= 50
     "limits": {"q0": 100 / 3},  # 3 a0 <= 100 s; the limit warns there, it does not move the answer
+    "lookup": {"q0": 5},  # a0 x 1 GB <= 5 GB
 }
 
 
@@ -84,5 +86,5 @@ def test_the_grammar_draws_every_construct():
         seen["chains"] += 1
 
     draw()
-    wanted = ("sum", "prod", "nested", "nested apart", "outer index in terms", "outer index in bounds", "join", "conditions", "limits")
+    wanted = ("sum", "prod", "nested", "nested apart", "outer index in terms", "outer index in bounds", "join", "conditions", "limits", "lookup")
     assert all(seen[c] >= 5 for c in wanted), seen

@@ -151,17 +151,18 @@ def largest_quantized_batch(g, m, weight_bits=4, scale_bits=16, group=128, kv_bi
     "g, m, given",
     [
         ("h100-sxm", "llama-3.1-70b", {}),
-        ("h100-sxm", "llama-3.1-70b", {"weight_bits": 8, "scale_bits": 0, "tpot_target": 30}),
+        ("h100-sxm", "llama-3.1-70b", {"weight_dtype": "fp8", "scale_bits": 0, "tpot_target": 30}),
         ("h200", "llama-3.1-70b", {}),
-        ("mi300x", "qwen2.5-72b", {"weight_bits": 8, "scale_bits": 0, "tpot_target": 25.5}),
+        ("mi300x", "qwen2.5-72b", {"weight_dtype": "fp8", "scale_bits": 0, "tpot_target": 25.5}),
         ("a100-sxm-80gb", "llama-3.1-70b", {"group_size": 64, "tpot_target": 33.3}),
-        ("h100-sxm", "llama-3.1-8b", {"weight_bits": 16, "scale_bits": 0, "kv_bits": 16, "tpot_target": 10}),
+        ("h100-sxm", "llama-3.1-8b", {"weight_dtype": "bf16", "scale_bits": 0, "kv_dtype": "bf16", "tpot_target": 10}),
         ("h100-sxm", "llama-3.1-405b", {}),  # 209 GB of int4 weights: nothing fits
     ],
 )
 def test_the_largest_quantized_batch_that_fits_and_meets_the_target(g, m, given):
-    names = {"weight_bits": "weight_bits", "scale_bits": "scale_bits", "group_size": "group", "kv_bits": "kv_bits", "tpot_target": "target_ms"}
-    want = largest_quantized_batch(gpu(g), llm(m), **{names[k]: F(str(v)) for k, v in given.items()})
+    names = {"weight_dtype": "weight_bits", "scale_bits": "scale_bits", "group_size": "group", "kv_dtype": "kv_bits", "tpot_target": "target_ms"}
+    bits = {"bf16": 16, "fp8": 8}  # the dtypes' widths, independently of the chain's lookup
+    want = largest_quantized_batch(gpu(g), llm(m), **{names[k]: F(bits.get(v, v) if isinstance(v, str) else str(v)) for k, v in given.items()})
     if want is None:
         with pytest.raises(NoAnswerError):
             chainc.ask("quantization", "largest_batch", gpu=g, llm=m, **given)
@@ -171,7 +172,7 @@ def test_the_largest_quantized_batch_that_fits_and_meets_the_target(g, m, given)
 
 def test_fp16_and_16_bit_kv_is_goodput():
     """With the catalog's own BF16 sizes the join is goodput again: the same largest batch, 64."""
-    assert chainc.ask("quantization", "largest_batch", llm="llama-3.1-8b", weight_bits=16, scale_bits=0, kv_bits=16, tpot_target=10).answer() == 64
+    assert chainc.ask("quantization", "largest_batch", llm="llama-3.1-8b", weight_dtype="bf16", scale_bits=0, kv_dtype="bf16", tpot_target=10).answer() == 64
     assert chainc.ask("goodput", "fitting_batch").answer() == 64
 
 
@@ -283,7 +284,7 @@ def test_the_modules_answer_as_the_brute_force_does(modules):
     assert modules["tensor-parallel"].smallest_tp() == smallest_tp(gpu("h100-sxm"), llm("llama-3.1-70b"))
     assert modules["tensor-parallel"].smallest_tp(gpu="h200") == smallest_tp(gpu("h200"), llm("llama-3.1-70b"))
     assert modules["pipeline-parallel"].fewest_interleaved(stages=8, chunks=3, bubble_target=0.1) == fewest_microbatches(8, "0.1", 3, True)
-    assert modules["quantization"].largest_batch(weight_bits=8, scale_bits=0, tpot_target=30) == largest_quantized_batch(gpu("h100-sxm"), llm("llama-3.1-70b"), 8, 0, 128, 8, 30)
+    assert modules["quantization"].largest_batch(weight_dtype="fp8", scale_bits=0, tpot_target=30) == largest_quantized_batch(gpu("h100-sxm"), llm("llama-3.1-70b"), 8, 0, 128, 8, 30)
     assert modules["moe"].largest_batch(tpot_target=10) == largest_moe_batch(gpu("h100-sxm"), llm("mixtral-8x7b"), target_ms=10)
     assert modules["speculative-decoding"].fewest_draft_tokens() == next(g for g in range(1, 65) if speedup("0.75", g, "0.02") >= 2)
     assert math.isclose(modules["speculative-decoding"].needed_acceptance(draft_tokens=4), 0.57)

@@ -35,8 +35,16 @@ def _public(module):
 
 
 def _numeric_keywords(f):
-    """The keyword arguments that take a value in a display unit (not the catalog ids gpu= and llm=)."""
-    return [p.name for p in inspect.signature(f).parameters.values() if p.name not in ("gpu", "llm") and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    """The keyword arguments that take a value in a display unit (not the catalog ids gpu= and llm=, nor a choice's name)."""
+    return [p.name for p in inspect.signature(f).parameters.values() if p.name not in ("gpu", "llm") and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and not isinstance(p.default, str)]
+
+
+def test_a_choice_refuses_what_is_not_one_of_its_names(modules):
+    """quantization's weight_dtype takes a name (lookups:): a number, a bool, bytes or another name is refused, in both flavours."""
+    for module in modules["quantization"]:
+        for wrong in (*WRONG, 8, "fp4"):
+            with pytest.raises(module.ChainError, match="is not one of weight_dtype's choices"):
+                module.solve(weight_dtype=wrong)
 
 
 def test_every_generated_function_refuses_what_is_not_a_number(modules):

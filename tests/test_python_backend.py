@@ -47,6 +47,8 @@ def load(path: Path):
 
 
 def close(a, b, rel=REL) -> bool:
+    if isinstance(a, str) or isinstance(b, str):  # a choice's name (lookups:)
+        return a == b
     return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=1e-300) or (float(a) == 0 == float(b))
 
 

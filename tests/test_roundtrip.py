@@ -26,6 +26,7 @@ NOT_INVERTIBLE = {
     ("prefix-caching", "block_size"): "the cached tokens are floor(h n / block) x block, a step function of the block size: neighbouring sizes give the same values",
     ("moe", "experts_per_token"): "at batch 64 every expert is touched: 8 (1 - (1 - k/8)^64) is within 2e-11 of 8 for k near 2.74, so no computed value (all pass through it) pins k to 1e-9",
     ("tensor-parallel", "kv_heads"): "it appears only in the remainder kv_heads % tp, and many head counts leave the same remainder",
+    ("quantization", "kv_dtype"): "bf16 and fp16 are both 16 bits: a KV size at 16 bits names neither, and the round trip moves fp8 to fp16",
     ("tensor-parallel", "largest_tp"): "it appears only in the remainder largest_tp % tp, and many values leave the same remainder",
 }
 

@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+from ..display import label
 from ..errors import ChaincError, CheckFailed
 from ..format import sci
 from ..numbers import display, exact
@@ -32,6 +33,8 @@ def dumps(data, indent: str = "") -> str:
 
 def number(q, base) -> float | str:
     """A value in its display unit; beyond float range, a string of 16 significant figures (JSON has no Infinity)."""
+    if getattr(q, "choices", ()):
+        return label(base, q)  # a choice's name, not its code
     x = display(base, q.factor)
     return x if isinstance(x, float) and math.isfinite(x) else sci(x, 16)
 

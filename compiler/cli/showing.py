@@ -10,6 +10,7 @@ from rich.text import Text
 
 from ..api import solve
 from ..catalog import KINDS
+from ..display import label
 from ..errors import ArgumentError, ChaincError
 from ..format import fmt
 from ..numbers import in_unit
@@ -24,6 +25,8 @@ def describe(model, values: dict | None) -> dict:
     def shown(name, q):
         if values is None or name not in values:
             return None
+        if getattr(q, "choices", ()):
+            return label(values[name], q)
         return fmt(in_unit(values[name], q.factor), getattr(q, "digits", None))
 
     inputs, results = [], []

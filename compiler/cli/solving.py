@@ -8,6 +8,7 @@ from rich.text import Text
 
 from .. import cache  # noqa: F401 - its clock starts before a model is read (an entry records files as they were then)
 from ..backends.json_report import dumps, solution_json
+from ..display import label
 from ..errors import ArgumentError, ChaincError
 from ..format import fmt
 from ..numbers import display, in_unit
@@ -127,7 +128,8 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
         kind = "answer" if answer is not None and n == answer.question.find else "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
         fails = [w.name for w in warned if n in w.affects]
         desc = Text.assemble(plain(f"[{', '.join(fails)} limit fails] ", "yellow"), plain(v.description)) if fails else plain(v.description)
-        t.add_row(kind, plain(n), fmt(display(s.values[n], v.factor), v.digits), plain(v.unit), desc)
+        shown = label(s.values[n], v) if getattr(v, "choices", ()) else fmt(display(s.values[n], v.factor), v.digits)
+        t.add_row(kind, plain(n), shown, plain(v.unit), desc)
     out.print(t)
     for w in warned:
         out.print(plain(f"\nwarning: {w.message}" + (f" ({w.about})" if w.about else "") + f"; these numbers describe no real machine (limit: {w.condition})", "yellow"))

@@ -20,12 +20,15 @@ class Shown:
     unit: str  # display unit as written ('ms/token'); '' when dimensionless
     value: float  # in the display unit
     negative: bool = False
+    label: bool = False  # text is a choice's name (lookups.py), not a number
 
     def __str__(self) -> str:
         return f"{self.text} {self.unit}".rstrip()
 
 
 def shown(q: Quantity, base_value, digits: int | None = None) -> Shown:
+    if getattr(q, "choices", ()):
+        return Shown(q.choices[int(base_value) - 1], "", float(base_value), label=True)
     x = display(base_value, q.factor)  # a float, or exact where a float cannot hold it (1e400 is not inf)
     value = float(x) if isinstance(x, float) else (math.inf if x > 0 else -math.inf) if abs(x) > 1 else 0.0
     return Shown(fmt(x, digits), q.unit, value, bool(x < 0))

@@ -128,10 +128,12 @@ class Solution:
     layers: float  # [1] transformer layers
     kv_heads: float  # [1] key/value heads
     head_dim: float  # [1] dimension of one attention head
-    weight_bits: float  # [bit] bits per weight element (16 BF16, 8 FP8, 4 int4)
+    weight_dtype: str  # [1] the weights' dtype (bf16, fp16, fp8 or int4)
+    kv_dtype: str  # [1] the KV cache's dtype (vLLM's kv_cache_dtype)
+    weight_bits: float  # [bit] bits per weight element, the weight dtype's
     scale_bits: float  # [bit] bits of one group's scale (FP16); 0 for a per-tensor scale
     group_size: float  # [1] weights that share one scale
-    kv_bits: float  # [bit] bits per KV-cache element (16 BF16, 8 FP8)
+    kv_bits: float  # [bit] bits per KV-cache element, the KV dtype's
     batch: float  # [1] sequences decoding together
     tpot_target: float  # [ms/token] the TPOT every request must meet
     catalog_weight_bytes: float  # [GB] the weights at the catalog's own dtype (BF16), for comparison
@@ -162,10 +164,10 @@ def solve(
     layers: float | None = None,
     kv_heads: float | None = None,
     head_dim: float | None = None,
-    weight_bits: float = 4,
+    weight_dtype: str = "int4",
+    kv_dtype: str = "fp8",
     scale_bits: float = 16,
     group_size: float = 128,
-    kv_bits: float = 8,
     batch: float = 64,
     tpot_target: float = 20,
     catalog_weight_bytes: float | None = None,
@@ -183,10 +185,10 @@ def solve(
         layers: transformer layers [1]. None: llm.layers.
         kv_heads: key/value heads [1]. None: llm.kv_heads.
         head_dim: dimension of one attention head [1]. None: llm.head_dim.
-        weight_bits: bits per weight element (16 BF16, 8 FP8, 4 int4) [bit].
+        weight_dtype: the weights' dtype (bf16, fp16, fp8 or int4), a str: one of bf16, fp16, fp8, int4.
+        kv_dtype: the KV cache's dtype (vLLM's kv_cache_dtype), a str: one of bf16, fp16, fp8.
         scale_bits: bits of one group's scale (FP16); 0 for a per-tensor scale [bit].
         group_size: weights that share one scale [1].
-        kv_bits: bits per KV-cache element (16 BF16, 8 FP8) [bit].
         batch: sequences decoding together [1].
         tpot_target: the TPOT every request must meet [ms/token].
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
@@ -234,18 +236,14 @@ def solve(
     head_dim = llm_head_dim if head_dim is None else _number(head_dim, "head_dim")
     if not head_dim > 0:
         _require(head_dim, head_dim, _what, "head_dim", "", False, "positive", ("positive", None, None))
-    weight_bits = _number(weight_bits, "weight_bits", "bit")
-    if not weight_bits > 0:
-        _require(weight_bits, weight_bits, "given", "weight_bits", "bit", False, "positive", ("positive", None, None))
+    weight_dtype = _choice(weight_dtype, "weight_dtype", ("bf16", "fp16", "fp8", "int4"))
+    kv_dtype = _choice(kv_dtype, "kv_dtype", ("bf16", "fp16", "fp8"))
     scale_bits = _number(scale_bits, "scale_bits", "bit")
     if not scale_bits >= 0:
         _require(scale_bits, scale_bits, "given", "scale_bits", "bit", False, "nonnegative", ("nonnegative", None, None))
     group_size = _number(group_size, "group_size")
     if not group_size > 0:
         _require(group_size, group_size, "given", "group_size", "", False, "positive", ("positive", None, None))
-    kv_bits = _number(kv_bits, "kv_bits", "bit")
-    if not kv_bits > 0:
-        _require(kv_bits, kv_bits, "given", "kv_bits", "bit", False, "positive", ("positive", None, None))
     batch = _number(batch, "batch")
     if not (batch % 1 == 0 and batch >= 1):
         _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -272,6 +270,8 @@ def solve(
     if not decode_context > 0:
         _require(decode_context, decode_context, "given", "decode_context", "token", False, "positive", ("positive", None, None))
     (
+        weight_bits,
+        kv_bits,
         bits_per_weight,
         weight_bytes,
         kv_bytes_per_token,
@@ -293,13 +293,13 @@ def solve(
         decode_context,
         group_size,
         head_dim,
-        kv_bits,
+        kv_dtype,
         kv_heads,
         layers,
         params,
         scale_bits,
         tpot_target,
-        weight_bits,
+        weight_dtype,
     )
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
@@ -314,6 +314,8 @@ def solve(
         layers=layers,
         kv_heads=kv_heads,
         head_dim=head_dim,
+        weight_dtype=("bf16", "fp16", "fp8", "int4")[int(weight_dtype) - 1],
+        kv_dtype=("bf16", "fp16", "fp8")[int(kv_dtype) - 1],
         weight_bits=weight_bits,
         scale_bits=scale_bits,
         group_size=group_size,
@@ -349,10 +351,10 @@ def largest_batch_latency(
     layers: float | None = None,
     kv_heads: float | None = None,
     head_dim: float | None = None,
-    weight_bits: float = 4,
+    weight_dtype: str = "int4",
+    kv_dtype: str = "fp8",
     scale_bits: float = 16,
     group_size: float = 128,
-    kv_bits: float = 8,
     tpot_target: float = 20,
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
@@ -373,10 +375,10 @@ def largest_batch_latency(
         layers: transformer layers [1]. None: llm.layers.
         kv_heads: key/value heads [1]. None: llm.kv_heads.
         head_dim: dimension of one attention head [1]. None: llm.head_dim.
-        weight_bits: bits per weight element (16 BF16, 8 FP8, 4 int4) [bit].
+        weight_dtype: the weights' dtype (bf16, fp16, fp8 or int4), a str: one of bf16, fp16, fp8, int4.
+        kv_dtype: the KV cache's dtype (vLLM's kv_cache_dtype), a str: one of bf16, fp16, fp8.
         scale_bits: bits of one group's scale (FP16); 0 for a per-tensor scale [bit].
         group_size: weights that share one scale [1].
-        kv_bits: bits per KV-cache element (16 BF16, 8 FP8) [bit].
         tpot_target: the TPOT every request must meet [ms/token].
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
@@ -424,18 +426,14 @@ def largest_batch_latency(
     head_dim = llm_head_dim if head_dim is None else _number(head_dim, "head_dim")
     if not head_dim > 0:
         _require(head_dim, head_dim, _what, "head_dim", "", False, "positive", ("positive", None, None))
-    weight_bits = _number(weight_bits, "weight_bits", "bit")
-    if not weight_bits > 0:
-        _require(weight_bits, weight_bits, "given", "weight_bits", "bit", False, "positive", ("positive", None, None))
+    weight_dtype = _choice(weight_dtype, "weight_dtype", ("bf16", "fp16", "fp8", "int4"))
+    kv_dtype = _choice(kv_dtype, "kv_dtype", ("bf16", "fp16", "fp8"))
     scale_bits = _number(scale_bits, "scale_bits", "bit")
     if not scale_bits >= 0:
         _require(scale_bits, scale_bits, "given", "scale_bits", "bit", False, "nonnegative", ("nonnegative", None, None))
     group_size = _number(group_size, "group_size")
     if not group_size > 0:
         _require(group_size, group_size, "given", "group_size", "", False, "positive", ("positive", None, None))
-    kv_bits = _number(kv_bits, "kv_bits", "bit")
-    if not kv_bits > 0:
-        _require(kv_bits, kv_bits, "given", "kv_bits", "bit", False, "positive", ("positive", None, None))
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
@@ -465,13 +463,13 @@ def largest_batch_latency(
         decode_context,
         group_size,
         head_dim,
-        kv_bits,
+        kv_dtype,
         kv_heads,
         layers,
         params,
         scale_bits,
         tpot_target,
-        weight_bits,
+        weight_dtype,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
     batch = value
@@ -524,10 +522,10 @@ def largest_batch_memory(
     layers: float | None = None,
     kv_heads: float | None = None,
     head_dim: float | None = None,
-    weight_bits: float = 4,
+    weight_dtype: str = "int4",
+    kv_dtype: str = "fp8",
     scale_bits: float = 16,
     group_size: float = 128,
-    kv_bits: float = 8,
     tpot_target: float = 20,
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
@@ -548,10 +546,10 @@ def largest_batch_memory(
         layers: transformer layers [1]. None: llm.layers.
         kv_heads: key/value heads [1]. None: llm.kv_heads.
         head_dim: dimension of one attention head [1]. None: llm.head_dim.
-        weight_bits: bits per weight element (16 BF16, 8 FP8, 4 int4) [bit].
+        weight_dtype: the weights' dtype (bf16, fp16, fp8 or int4), a str: one of bf16, fp16, fp8, int4.
+        kv_dtype: the KV cache's dtype (vLLM's kv_cache_dtype), a str: one of bf16, fp16, fp8.
         scale_bits: bits of one group's scale (FP16); 0 for a per-tensor scale [bit].
         group_size: weights that share one scale [1].
-        kv_bits: bits per KV-cache element (16 BF16, 8 FP8) [bit].
         tpot_target: the TPOT every request must meet [ms/token].
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
@@ -599,18 +597,14 @@ def largest_batch_memory(
     head_dim = llm_head_dim if head_dim is None else _number(head_dim, "head_dim")
     if not head_dim > 0:
         _require(head_dim, head_dim, _what, "head_dim", "", False, "positive", ("positive", None, None))
-    weight_bits = _number(weight_bits, "weight_bits", "bit")
-    if not weight_bits > 0:
-        _require(weight_bits, weight_bits, "given", "weight_bits", "bit", False, "positive", ("positive", None, None))
+    weight_dtype = _choice(weight_dtype, "weight_dtype", ("bf16", "fp16", "fp8", "int4"))
+    kv_dtype = _choice(kv_dtype, "kv_dtype", ("bf16", "fp16", "fp8"))
     scale_bits = _number(scale_bits, "scale_bits", "bit")
     if not scale_bits >= 0:
         _require(scale_bits, scale_bits, "given", "scale_bits", "bit", False, "nonnegative", ("nonnegative", None, None))
     group_size = _number(group_size, "group_size")
     if not group_size > 0:
         _require(group_size, group_size, "given", "group_size", "", False, "positive", ("positive", None, None))
-    kv_bits = _number(kv_bits, "kv_bits", "bit")
-    if not kv_bits > 0:
-        _require(kv_bits, kv_bits, "given", "kv_bits", "bit", False, "positive", ("positive", None, None))
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
@@ -641,13 +635,13 @@ def largest_batch_memory(
         decode_memory,
         group_size,
         head_dim,
-        kv_bits,
+        kv_dtype,
         kv_heads,
         layers,
         params,
         scale_bits,
         tpot_target,
-        weight_bits,
+        weight_dtype,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
     batch = value
@@ -700,10 +694,10 @@ def largest_batch(
     layers: float | None = None,
     kv_heads: float | None = None,
     head_dim: float | None = None,
-    weight_bits: float = 4,
+    weight_dtype: str = "int4",
+    kv_dtype: str = "fp8",
     scale_bits: float = 16,
     group_size: float = 128,
-    kv_bits: float = 8,
     tpot_target: float = 20,
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
@@ -724,10 +718,10 @@ def largest_batch(
         layers: transformer layers [1]. None: llm.layers.
         kv_heads: key/value heads [1]. None: llm.kv_heads.
         head_dim: dimension of one attention head [1]. None: llm.head_dim.
-        weight_bits: bits per weight element (16 BF16, 8 FP8, 4 int4) [bit].
+        weight_dtype: the weights' dtype (bf16, fp16, fp8 or int4), a str: one of bf16, fp16, fp8, int4.
+        kv_dtype: the KV cache's dtype (vLLM's kv_cache_dtype), a str: one of bf16, fp16, fp8.
         scale_bits: bits of one group's scale (FP16); 0 for a per-tensor scale [bit].
         group_size: weights that share one scale [1].
-        kv_bits: bits per KV-cache element (16 BF16, 8 FP8) [bit].
         tpot_target: the TPOT every request must meet [ms/token].
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
@@ -775,18 +769,14 @@ def largest_batch(
     head_dim = llm_head_dim if head_dim is None else _number(head_dim, "head_dim")
     if not head_dim > 0:
         _require(head_dim, head_dim, _what, "head_dim", "", False, "positive", ("positive", None, None))
-    weight_bits = _number(weight_bits, "weight_bits", "bit")
-    if not weight_bits > 0:
-        _require(weight_bits, weight_bits, "given", "weight_bits", "bit", False, "positive", ("positive", None, None))
+    weight_dtype = _choice(weight_dtype, "weight_dtype", ("bf16", "fp16", "fp8", "int4"))
+    kv_dtype = _choice(kv_dtype, "kv_dtype", ("bf16", "fp16", "fp8"))
     scale_bits = _number(scale_bits, "scale_bits", "bit")
     if not scale_bits >= 0:
         _require(scale_bits, scale_bits, "given", "scale_bits", "bit", False, "nonnegative", ("nonnegative", None, None))
     group_size = _number(group_size, "group_size")
     if not group_size > 0:
         _require(group_size, group_size, "given", "group_size", "", False, "positive", ("positive", None, None))
-    kv_bits = _number(kv_bits, "kv_bits", "bit")
-    if not kv_bits > 0:
-        _require(kv_bits, kv_bits, "given", "kv_bits", "bit", False, "positive", ("positive", None, None))
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
@@ -817,13 +807,13 @@ def largest_batch(
         decode_memory,
         group_size,
         head_dim,
-        kv_bits,
+        kv_dtype,
         kv_heads,
         layers,
         params,
         scale_bits,
         tpot_target,
-        weight_bits,
+        weight_dtype,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
     )
     batch = value
@@ -875,19 +865,19 @@ def _ask_largest_batch_latency(
     decode_context,
     group_size,
     head_dim,
-    kv_bits,
+    kv_dtype,
     kv_heads,
     layers,
     params,
     scale_bits,
     tpot_target,
-    weight_bits,
+    weight_dtype,
     titles,
 ):
     """Question largest_batch_latency at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(batch):
-        _, _, _, _, _, _, _, _, _, decode_tpot, _, _, _ = _solve_quantization(
+        _, _, _, _, _, _, _, _, _, _, _, decode_tpot, _, _, _ = _solve_quantization(
             batch,
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
@@ -895,13 +885,13 @@ def _ask_largest_batch_latency(
             decode_context,
             group_size,
             head_dim,
-            kv_bits,
+            kv_dtype,
             kv_heads,
             layers,
             params,
             scale_bits,
             tpot_target,
-            weight_bits,
+            weight_dtype,
         )
         return decode_tpot, tpot_target
 
@@ -922,14 +912,14 @@ def _ask_largest_batch_latency(
             decode_context,
             group_size,
             head_dim,
-            kv_bits,
+            kv_dtype,
             kv_heads,
             layers,
             params,
             scale_bits,
             tpot_target,
-            weight_bits,
-        )[13]
+            weight_dtype,
+        )[15]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -951,19 +941,19 @@ def _ask_largest_batch_memory(
     decode_memory,
     group_size,
     head_dim,
-    kv_bits,
+    kv_dtype,
     kv_heads,
     layers,
     params,
     scale_bits,
     tpot_target,
-    weight_bits,
+    weight_dtype,
     titles,
 ):
     """Question largest_batch_memory at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(batch):
-        _, _, _, _, _, _, _, _, decode_step_bytes, _, _, _, _ = _solve_quantization(
+        _, _, _, _, _, _, _, _, _, _, decode_step_bytes, _, _, _, _ = _solve_quantization(
             batch,
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
@@ -971,13 +961,13 @@ def _ask_largest_batch_memory(
             decode_context,
             group_size,
             head_dim,
-            kv_bits,
+            kv_dtype,
             kv_heads,
             layers,
             params,
             scale_bits,
             tpot_target,
-            weight_bits,
+            weight_dtype,
         )
         return decode_step_bytes, decode_memory
 
@@ -999,14 +989,14 @@ def _ask_largest_batch_memory(
             decode_memory,
             group_size,
             head_dim,
-            kv_bits,
+            kv_dtype,
             kv_heads,
             layers,
             params,
             scale_bits,
             tpot_target,
-            weight_bits,
-        )[13]
+            weight_dtype,
+        )[15]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1028,20 +1018,20 @@ def _ask_largest_batch(
     decode_memory,
     group_size,
     head_dim,
-    kv_bits,
+    kv_dtype,
     kv_heads,
     layers,
     params,
     scale_bits,
     tpot_target,
-    weight_bits,
+    weight_dtype,
     titles,
 ):
     """Question largest_batch at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _feasible(batch):
         try:
-            _, _, _, _, _, _, _, _, decode_step_bytes, decode_tpot, _, _, _ = _solve_quantization(
+            _, _, _, _, _, _, _, _, _, _, decode_step_bytes, decode_tpot, _, _, _ = _solve_quantization(
                 batch,
                 catalog_kv_bytes_per_token,
                 catalog_weight_bytes,
@@ -1049,13 +1039,13 @@ def _ask_largest_batch(
                 decode_context,
                 group_size,
                 head_dim,
-                kv_bits,
+                kv_dtype,
                 kv_heads,
                 layers,
                 params,
                 scale_bits,
                 tpot_target,
-                weight_bits,
+                weight_dtype,
             )
             return bool(decode_step_bytes <= decode_memory and decode_tpot <= tpot_target)
         except ChainError as e:  # the model has no admissible value at x: the conditions do not hold there
@@ -1065,8 +1055,8 @@ def _ask_largest_batch(
 
     limits = []
     for label, part in [
-        ("latency", lambda: _ask_largest_batch_latency(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits, titles)),
-        ("memory", lambda: _ask_largest_batch_memory(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits, titles)),
+        ("latency", lambda: _ask_largest_batch_latency(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype, titles)),
+        ("memory", lambda: _ask_largest_batch_memory(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype, titles)),
     ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
@@ -1095,45 +1085,51 @@ def _solve_quantization(
     decode_context,
     group_size,
     head_dim,
-    kv_bits,
+    kv_dtype,
     kv_heads,
     layers,
     params,
     scale_bits,
     tpot_target,
-    weight_bits,
+    weight_dtype,
 ):
-    """quantization from batch, catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits (base units): bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_step_bytes, decode_tpot, decode_throughput, decode_tpot_target, decode_goodput."""
+    """quantization from batch, catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype (base units): weight_bits, kv_bits, bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_step_bytes, decode_tpot, decode_throughput, decode_tpot_target, decode_goodput."""
+    weight_bits = 16 if weight_dtype == 1 or weight_dtype == 2 else 8 if weight_dtype == 3 else 4
+    if not 0 < weight_bits < math.inf:
+        raise _outside(weight_bits, 1, "weight_bits", "bit", "positive", "line 113: weight_bits = dtype_bits[weight_dtype]")
+    kv_bits = 16 if kv_dtype == 1 or kv_dtype == 2 else 8
+    if not 0 < kv_bits < math.inf:
+        raise _outside(kv_bits, 1, "kv_bits", "bit", "positive", "line 114: kv_bits = dtype_bits[kv_dtype]")
     try:
         bits_per_weight = weight_bits + scale_bits / group_size
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "bits_per_weight", "line 101: bits_per_weight = weight_bits + scale_bits / group_size") from None
+        raise _failed(e, "bits_per_weight", "line 115: bits_per_weight = weight_bits + scale_bits / group_size") from None
     if not 0 < bits_per_weight < math.inf:
-        raise _outside(bits_per_weight, 1, "bits_per_weight", "bit", "positive", "line 101: bits_per_weight = weight_bits + scale_bits / group_size")
+        raise _outside(bits_per_weight, 1, "bits_per_weight", "bit", "positive", "line 115: bits_per_weight = weight_bits + scale_bits / group_size")
     if group_size == 0:
-        raise ChainError("division by zero in line 101: bits_per_weight = weight_bits + scale_bits / group_size", "the divisor group_size is 0 here")
+        raise ChainError("division by zero in line 115: bits_per_weight = weight_bits + scale_bits / group_size", "the divisor group_size is 0 here")
     weight_bytes = bits_per_weight * params
     if not 0 < weight_bytes < math.inf:
-        raise _outside(weight_bytes, 8000000000, "weight_bytes", "GB", "positive", "line 103: weight_bytes = params * bits_per_weight")
+        raise _outside(weight_bytes, 8000000000, "weight_bytes", "GB", "positive", "line 117: weight_bytes = params * bits_per_weight")
     kv_bytes_per_token = 2 * head_dim * kv_bits * kv_heads * layers
     if not 0 < kv_bytes_per_token < math.inf:
-        raise _outside(kv_bytes_per_token, 8, "kv_bytes_per_token", "B/token", "positive", "line 104: kv_bytes_per_token = 2 * layers * kv_heads * head_dim * kv_bits / 1[token]")
+        raise _outside(kv_bytes_per_token, 8, "kv_bytes_per_token", "B/token", "positive", "line 118: kv_bytes_per_token = 2 * layers * kv_heads * head_dim * kv_bits / 1[token]")
     try:
         weight_ratio = weight_bytes / catalog_weight_bytes
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "weight_ratio", "line 106: weight_ratio = weight_bytes / catalog_weight_bytes") from None
+        raise _failed(e, "weight_ratio", "line 120: weight_ratio = weight_bytes / catalog_weight_bytes") from None
     if not 0 < weight_ratio < math.inf:
-        raise _outside(weight_ratio, 1, "weight_ratio", "", "positive", "line 106: weight_ratio = weight_bytes / catalog_weight_bytes")
+        raise _outside(weight_ratio, 1, "weight_ratio", "", "positive", "line 120: weight_ratio = weight_bytes / catalog_weight_bytes")
     if catalog_weight_bytes == 0:
-        raise ChainError("division by zero in line 106: weight_ratio = weight_bytes / catalog_weight_bytes", "the divisor catalog_weight_bytes is 0 here")
+        raise ChainError("division by zero in line 120: weight_ratio = weight_bytes / catalog_weight_bytes", "the divisor catalog_weight_bytes is 0 here")
     try:
         kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "kv_ratio", "line 107: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token") from None
+        raise _failed(e, "kv_ratio", "line 121: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token") from None
     if not 0 < kv_ratio < math.inf:
-        raise _outside(kv_ratio, 1, "kv_ratio", "", "positive", "line 107: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token")
+        raise _outside(kv_ratio, 1, "kv_ratio", "", "positive", "line 121: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token")
     if catalog_kv_bytes_per_token == 0:
-        raise ChainError("division by zero in line 107: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token", "the divisor catalog_kv_bytes_per_token is 0 here")
+        raise ChainError("division by zero in line 121: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token", "the divisor catalog_kv_bytes_per_token is 0 here")
     decode_weight_bytes = weight_bytes
     if not 0 < decode_weight_bytes < math.inf:
         raise _outside(decode_weight_bytes, 8000000000, "decode_weight_bytes", "GB", "positive", "line 21: decode.weight_bytes = weight_bytes")
@@ -1169,6 +1165,8 @@ def _solve_quantization(
     if not 0 <= decode_goodput < math.inf:
         raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
+        weight_bits,
+        kv_bits,
         bits_per_weight,
         weight_bytes,
         kv_bytes_per_token,
@@ -1192,45 +1190,51 @@ def _boundary_largest_batch_latency(
     decode_context,
     group_size,
     head_dim,
-    kv_bits,
+    kv_dtype,
     kv_heads,
     layers,
     params,
     scale_bits,
     tpot_target,
-    weight_bits,
+    weight_dtype,
 ):
-    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits (base units): bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_goodput, batch."""
+    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype (base units): weight_bits, kv_bits, bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_goodput, batch."""
+    weight_bits = 16 if weight_dtype == 1 or weight_dtype == 2 else 8 if weight_dtype == 3 else 4
+    if not 0 < weight_bits < math.inf:
+        raise _outside(weight_bits, 1, "weight_bits", "bit", "positive", "line 113: weight_bits = dtype_bits[weight_dtype]")
+    kv_bits = 16 if kv_dtype == 1 or kv_dtype == 2 else 8
+    if not 0 < kv_bits < math.inf:
+        raise _outside(kv_bits, 1, "kv_bits", "bit", "positive", "line 114: kv_bits = dtype_bits[kv_dtype]")
     try:
         bits_per_weight = weight_bits + scale_bits / group_size
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "bits_per_weight", "line 101: bits_per_weight = weight_bits + scale_bits / group_size") from None
+        raise _failed(e, "bits_per_weight", "line 115: bits_per_weight = weight_bits + scale_bits / group_size") from None
     if not 0 < bits_per_weight < math.inf:
-        raise _outside(bits_per_weight, 1, "bits_per_weight", "bit", "positive", "line 101: bits_per_weight = weight_bits + scale_bits / group_size")
+        raise _outside(bits_per_weight, 1, "bits_per_weight", "bit", "positive", "line 115: bits_per_weight = weight_bits + scale_bits / group_size")
     if group_size == 0:
-        raise ChainError("division by zero in line 101: bits_per_weight = weight_bits + scale_bits / group_size", "the divisor group_size is 0 here")
+        raise ChainError("division by zero in line 115: bits_per_weight = weight_bits + scale_bits / group_size", "the divisor group_size is 0 here")
     weight_bytes = bits_per_weight * params
     if not 0 < weight_bytes < math.inf:
-        raise _outside(weight_bytes, 8000000000, "weight_bytes", "GB", "positive", "line 103: weight_bytes = params * bits_per_weight")
+        raise _outside(weight_bytes, 8000000000, "weight_bytes", "GB", "positive", "line 117: weight_bytes = params * bits_per_weight")
     kv_bytes_per_token = 2 * head_dim * kv_bits * kv_heads * layers
     if not 0 < kv_bytes_per_token < math.inf:
-        raise _outside(kv_bytes_per_token, 8, "kv_bytes_per_token", "B/token", "positive", "line 104: kv_bytes_per_token = 2 * layers * kv_heads * head_dim * kv_bits / 1[token]")
+        raise _outside(kv_bytes_per_token, 8, "kv_bytes_per_token", "B/token", "positive", "line 118: kv_bytes_per_token = 2 * layers * kv_heads * head_dim * kv_bits / 1[token]")
     try:
         weight_ratio = weight_bytes / catalog_weight_bytes
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "weight_ratio", "line 106: weight_ratio = weight_bytes / catalog_weight_bytes") from None
+        raise _failed(e, "weight_ratio", "line 120: weight_ratio = weight_bytes / catalog_weight_bytes") from None
     if not 0 < weight_ratio < math.inf:
-        raise _outside(weight_ratio, 1, "weight_ratio", "", "positive", "line 106: weight_ratio = weight_bytes / catalog_weight_bytes")
+        raise _outside(weight_ratio, 1, "weight_ratio", "", "positive", "line 120: weight_ratio = weight_bytes / catalog_weight_bytes")
     if catalog_weight_bytes == 0:
-        raise ChainError("division by zero in line 106: weight_ratio = weight_bytes / catalog_weight_bytes", "the divisor catalog_weight_bytes is 0 here")
+        raise ChainError("division by zero in line 120: weight_ratio = weight_bytes / catalog_weight_bytes", "the divisor catalog_weight_bytes is 0 here")
     try:
         kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "kv_ratio", "line 107: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token") from None
+        raise _failed(e, "kv_ratio", "line 121: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token") from None
     if not 0 < kv_ratio < math.inf:
-        raise _outside(kv_ratio, 1, "kv_ratio", "", "positive", "line 107: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token")
+        raise _outside(kv_ratio, 1, "kv_ratio", "", "positive", "line 121: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token")
     if catalog_kv_bytes_per_token == 0:
-        raise ChainError("division by zero in line 107: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token", "the divisor catalog_kv_bytes_per_token is 0 here")
+        raise ChainError("division by zero in line 121: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token", "the divisor catalog_kv_bytes_per_token is 0 here")
     decode_weight_bytes = weight_bytes
     if not 0 < decode_weight_bytes < math.inf:
         raise _outside(decode_weight_bytes, 8000000000, "decode_weight_bytes", "GB", "positive", "line 21: decode.weight_bytes = weight_bytes")
@@ -1242,7 +1246,7 @@ def _boundary_largest_batch_latency(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_tpot = tpot_target
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 110: decode.tpot = tpot_target")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 124: decode.tpot = tpot_target")
     _options = []
     _options.append((decode_bandwidth * decode_tpot,))
     (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
@@ -1269,6 +1273,8 @@ def _boundary_largest_batch_latency(
     if not 1 <= batch < math.inf:
         raise _outside(batch, 1, "batch", "", "positive integer, at least 1", "line 21: decode.batch = batch")
     return (
+        weight_bits,
+        kv_bits,
         bits_per_weight,
         weight_bytes,
         kv_bytes_per_token,
@@ -1294,45 +1300,51 @@ def _boundary_largest_batch_memory(
     decode_memory,
     group_size,
     head_dim,
-    kv_bits,
+    kv_dtype,
     kv_heads,
     layers,
     params,
     scale_bits,
     tpot_target,
-    weight_bits,
+    weight_dtype,
 ):
-    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits (base units): bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_goodput, batch."""
+    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype (base units): weight_bits, kv_bits, bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_goodput, batch."""
+    weight_bits = 16 if weight_dtype == 1 or weight_dtype == 2 else 8 if weight_dtype == 3 else 4
+    if not 0 < weight_bits < math.inf:
+        raise _outside(weight_bits, 1, "weight_bits", "bit", "positive", "line 113: weight_bits = dtype_bits[weight_dtype]")
+    kv_bits = 16 if kv_dtype == 1 or kv_dtype == 2 else 8
+    if not 0 < kv_bits < math.inf:
+        raise _outside(kv_bits, 1, "kv_bits", "bit", "positive", "line 114: kv_bits = dtype_bits[kv_dtype]")
     try:
         bits_per_weight = weight_bits + scale_bits / group_size
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "bits_per_weight", "line 101: bits_per_weight = weight_bits + scale_bits / group_size") from None
+        raise _failed(e, "bits_per_weight", "line 115: bits_per_weight = weight_bits + scale_bits / group_size") from None
     if not 0 < bits_per_weight < math.inf:
-        raise _outside(bits_per_weight, 1, "bits_per_weight", "bit", "positive", "line 101: bits_per_weight = weight_bits + scale_bits / group_size")
+        raise _outside(bits_per_weight, 1, "bits_per_weight", "bit", "positive", "line 115: bits_per_weight = weight_bits + scale_bits / group_size")
     if group_size == 0:
-        raise ChainError("division by zero in line 101: bits_per_weight = weight_bits + scale_bits / group_size", "the divisor group_size is 0 here")
+        raise ChainError("division by zero in line 115: bits_per_weight = weight_bits + scale_bits / group_size", "the divisor group_size is 0 here")
     weight_bytes = bits_per_weight * params
     if not 0 < weight_bytes < math.inf:
-        raise _outside(weight_bytes, 8000000000, "weight_bytes", "GB", "positive", "line 103: weight_bytes = params * bits_per_weight")
+        raise _outside(weight_bytes, 8000000000, "weight_bytes", "GB", "positive", "line 117: weight_bytes = params * bits_per_weight")
     kv_bytes_per_token = 2 * head_dim * kv_bits * kv_heads * layers
     if not 0 < kv_bytes_per_token < math.inf:
-        raise _outside(kv_bytes_per_token, 8, "kv_bytes_per_token", "B/token", "positive", "line 104: kv_bytes_per_token = 2 * layers * kv_heads * head_dim * kv_bits / 1[token]")
+        raise _outside(kv_bytes_per_token, 8, "kv_bytes_per_token", "B/token", "positive", "line 118: kv_bytes_per_token = 2 * layers * kv_heads * head_dim * kv_bits / 1[token]")
     try:
         weight_ratio = weight_bytes / catalog_weight_bytes
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "weight_ratio", "line 106: weight_ratio = weight_bytes / catalog_weight_bytes") from None
+        raise _failed(e, "weight_ratio", "line 120: weight_ratio = weight_bytes / catalog_weight_bytes") from None
     if not 0 < weight_ratio < math.inf:
-        raise _outside(weight_ratio, 1, "weight_ratio", "", "positive", "line 106: weight_ratio = weight_bytes / catalog_weight_bytes")
+        raise _outside(weight_ratio, 1, "weight_ratio", "", "positive", "line 120: weight_ratio = weight_bytes / catalog_weight_bytes")
     if catalog_weight_bytes == 0:
-        raise ChainError("division by zero in line 106: weight_ratio = weight_bytes / catalog_weight_bytes", "the divisor catalog_weight_bytes is 0 here")
+        raise ChainError("division by zero in line 120: weight_ratio = weight_bytes / catalog_weight_bytes", "the divisor catalog_weight_bytes is 0 here")
     try:
         kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "kv_ratio", "line 107: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token") from None
+        raise _failed(e, "kv_ratio", "line 121: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token") from None
     if not 0 < kv_ratio < math.inf:
-        raise _outside(kv_ratio, 1, "kv_ratio", "", "positive", "line 107: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token")
+        raise _outside(kv_ratio, 1, "kv_ratio", "", "positive", "line 121: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token")
     if catalog_kv_bytes_per_token == 0:
-        raise ChainError("division by zero in line 107: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token", "the divisor catalog_kv_bytes_per_token is 0 here")
+        raise ChainError("division by zero in line 121: kv_ratio = kv_bytes_per_token / catalog_kv_bytes_per_token", "the divisor catalog_kv_bytes_per_token is 0 here")
     decode_weight_bytes = weight_bytes
     if not 0 < decode_weight_bytes < math.inf:
         raise _outside(decode_weight_bytes, 8000000000, "decode_weight_bytes", "GB", "positive", "line 21: decode.weight_bytes = weight_bytes")
@@ -1344,7 +1356,7 @@ def _boundary_largest_batch_memory(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_step_bytes = decode_memory
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 110: decode.step_bytes = decode.memory")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 124: decode.step_bytes = decode.memory")
     _options = []
     try:
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
@@ -1374,6 +1386,8 @@ def _boundary_largest_batch_memory(
     if not 1 <= batch < math.inf:
         raise _outside(batch, 1, "batch", "", "positive integer, at least 1", "line 21: decode.batch = batch")
     return (
+        weight_bits,
+        kv_bits,
         bits_per_weight,
         weight_bytes,
         kv_bytes_per_token,
@@ -1719,6 +1733,13 @@ def _number(x, name: str, unit: str = ""):
         arrays = "; the NumPy flavour (chainc build --numpy) takes arrays" if isinstance(x, (list, tuple)) or getattr(x, "ndim", 0) else ""
         raise ChainError(f"{name} = {x!r} is not a number", _pass_as(x, name, unit, "an int or a float") + arrays)
     return x
+
+
+def _choice(x, name: str, choices: tuple) -> int:
+    """A caller's name for a choice argument -> its code, its place among the choices (1-based); anything else is refused."""
+    if isinstance(x, str) and x.strip() in choices:
+        return choices.index(x.strip()) + 1
+    raise ChainError(f"{name} = {x!r} is not one of {name}'s choices ({', '.join(choices)})", f"pass {name} as a str, one of " + ", ".join(repr(c) for c in choices))
 
 
 def _pass_as(x, name: str, unit: str, what: str) -> str:

@@ -21,6 +21,7 @@ from . import domains as D
 from . import xl, xlcalc
 from .cells import BOLD, BOX, CHANGED_FILL, GREY_FONT, INPUT_FILL, INPUT_FONT, NOTE_FONT, TITLE_FONT, UNLOCKED, Sheet, absolute, number_format
 from .checks import write_checks
+from .choices import write_choice
 from .emit import Column, Emitter, Scope
 from .physical import write_limits
 from .printer import Printer
@@ -209,6 +210,10 @@ class Chain:
         row += 2
         for n, var in m.variables.items():
             if var.default is None:
+                continue
+            if var.choices:  # a dropdown of names (choices.py)
+                write_choice(self, row, n, var, given)
+                row += 1
                 continue
             f = exact(var.factor)
             shown = _display(sol.values[n], f)

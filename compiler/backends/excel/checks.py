@@ -94,10 +94,17 @@ def _valid(scope, node, about: str):
     return xl.fn("IF", valid, node, xl.fn("NA")), xl.fn("IF", xl.fn("IFERROR", valid, xl.FALSE), xl.Str(about), xl.Str(why))
 
 
+def _given_text(var, v) -> str:
+    """A check's given value as its about text quotes it: a choice by its name (lookups.py)."""
+    if var.choices:
+        return var.choices[int(v) - 1]
+    return f"{xl.as_text(_display(v, exact(var.factor)))} {var.unit}"
+
+
 def _check(chain, k: int, o, row: int) -> int:
     sh, m = chain.sheet, chain.model
     check = o.check
-    at = ", ".join(f"{n} = {xl.as_text(_display(v, exact(m.variables[n].factor)))} {m.variables[n].unit}".rstrip() for n, v in check.given)
+    at = ", ".join(f"{n} = {_given_text(m.variables[n], v)}".rstrip() for n, v in check.given)
     about = " ".join(check.about.split()) + (f"  (at {at})" if at else "")  # a folded YAML text ends in a newline
     title = sh.ws.title
     if o.error is not None:

@@ -16,7 +16,7 @@ from sympy.printing.precedence import PRECEDENCE
 
 from ...derivation import LITERALS, aggregate_info
 from ...ir import Model
-from .escape import name_tex, safe_symbol, symbol_tex
+from .escape import latex_escape, name_tex, safe_symbol, symbol_tex
 from .units import quantity_tex
 
 
@@ -79,6 +79,13 @@ class SheetPrinter(LatexPrinter):
                 "min": rf"\min_{{{tname}}} {ctex}",
             }[kind]
         return rf"\left({tex}\right)^{{{exp}}}" if exp else tex
+
+    def _print_Relational(self, expr):
+        """`kv_dtype = 2` as `kv_dtype = fp8`: a choice's code printed as its name (lookups.py)."""
+        var = next((v for v in self.model.variables.values() if v.choices and v.sym == expr.lhs), None)
+        if isinstance(expr, sp.Eq) and var is not None and expr.rhs.is_Integer and 1 <= int(expr.rhs) <= len(var.choices):
+            return rf"{self._print(expr.lhs)} = \text{{{latex_escape(var.choices[int(expr.rhs) - 1])}}}"
+        return super()._print_Relational(expr)
 
     def _print_Piecewise(self, expr):
         rows = []

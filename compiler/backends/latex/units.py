@@ -74,6 +74,8 @@ def _number(text: str) -> str:
 def quantity_tex(v: Shown) -> str:
     """A value and its unit for math mode: \\qty{9.923}{\\milli\\second\\per\\token}."""
     unit = si_unit(v.unit)
+    if getattr(v, "label", False):  # a choice's name
+        return rf"\text{{{latex_escape(v.text)}}}"
     if not v.unit:
         return rf"\num{{{_number(v.text)}}}"
     if unit is None:

@@ -27,7 +27,9 @@ class Arguments:
         keywords = [f"{k}: str = {k.upper()}" for k in mn.kinds()]
         for n in inputs:
             var = m.variables[n]
-            if var.default.free_symbols:
+            if var.choices:  # a name (lookups.py)
+                keywords.append(f"{mn.variables[n]}: {self.typ if self.numpy else 'str'} = {literal(var.choices[int(var.default) - 1])}")
+            elif var.default.free_symbols:
                 keywords.append(f"{mn.variables[n]}: {self.typ} | None = None")
             else:
                 keywords.append(f"{mn.variables[n]}: {self.typ} = {number(exact(var.default) / exact(var.factor))}")
@@ -94,7 +96,8 @@ class Arguments:
                 self.require(mn, out, n, x, "_what")
             else:
                 self.convert(out, m, n, x)
-                self.require(mn, out, n, x, '"given"')
+                if not var.choices:  # a choice's code is one of its set once _choice has read the name
+                    self.require(mn, out, n, x, '"given"')
         self.used |= pr.used
 
     def as_array(self, text: str) -> str:
@@ -107,6 +110,11 @@ class Arguments:
         return f"{check}({x}, {literal(x)}" + (f", {literal(unit)})" if unit else ")")
 
     def convert(self, out: Out, m, n: str, x: str) -> None:
+        if m.variables[n].choices:  # a name -> its code, refused unless it is one of the choices
+            check = "_choices_np" if self.numpy else "_choice"
+            self.used.add(check)
+            out.emit(f"{x} = {check}({x}, {literal(x)}, {tuple_text([literal(c) for c in m.variables[n].choices])})")
+            return
         factor = exact(m.variables[n].factor)
         value = scale(self.argument(x, m.variables[n].unit), factor, True)
         if value != x:
@@ -161,6 +169,8 @@ class Arguments:
             source = ""
             if n not in given and var.default.free_symbols:
                 source = " None: " + ", ".join(comment(str(s)) for s in sorted(var.default.free_symbols, key=str)) + "."
+            if var.choices:  # a name (lookups.py)
+                return f"{mn.variables[n]}: {comment(var.description) or comment(n)}, a str: one of {', '.join(comment(c) for c in var.choices)}."
             return f"{mn.variables[n]}: {comment(var.description) or comment(n)} [{comment(var.unit) or '1'}].{source}"
 
         kinds = [f"{k}: {k.upper()} catalog id, a key of {k.upper()}S (default {comment(self.ctx.default.get(k, getattr(m, k)))})." for k in mn.kinds()]

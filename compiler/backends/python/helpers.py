@@ -41,6 +41,13 @@ def _number(x, name: str, unit: str = ""):
     return x
 
 
+def _choice(x, name: str, choices: tuple) -> int:
+    """A caller's name for a choice argument -> its code, its place among the choices (1-based); anything else is refused."""
+    if isinstance(x, str) and x.strip() in choices:
+        return choices.index(x.strip()) + 1
+    raise ChainError(f"{name} = {x!r} is not one of {name}'s choices ({', '.join(choices)})", f"pass {name} as a str, one of " + ", ".join(repr(c) for c in choices))
+
+
 def _pass_as(x, name: str, unit: str, what: str) -> str:
     """The hint for an argument of the wrong type: which numbers, in which unit (the docstring's)."""
     text = f"pass {name} as {what} " + (f"in {unit} (its display unit)" if unit else f"({name} has no unit)")

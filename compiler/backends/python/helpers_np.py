@@ -20,7 +20,7 @@ from ...runtime.values import pick as _pick
 from ...runtime.values import require as _require
 from ...runtime.values import rows as _rows
 from ...runtime.values import shown as _shown
-from .helpers import _failed_row, _outside, _pass_as, _terms, _whole
+from .helpers import _choice, _failed_row, _outside, _pass_as, _terms, _whole
 
 
 def _array(x, name: str, unit: str = ""):
@@ -29,6 +29,12 @@ def _array(x, name: str, unit: str = ""):
     if a.dtype.kind in "iuf" or (a.dtype.kind == "O" and all(not isinstance(v, (str, bytes, bool)) and hasattr(v, "__float__") for v in a.flat)):
         return a.astype(float)
     raise ChainError(f"{name} = {x!r} is not a number or an array of numbers", _pass_as(x, name, unit, "numbers (an int, a float, or a list or array of them)"))
+
+
+def _choices_np(x, name: str, choices: tuple):
+    """A caller's name, or a list or array of names, for a choice argument -> an array of codes (helpers._choice at each)."""
+    a = np.asarray(x, dtype=object)
+    return np.array([_choice(v, name, choices) for v in a.flat], dtype=float).reshape(a.shape)
 
 
 def _answers_np(x, whole: bool):

@@ -17,7 +17,7 @@ from ...numbers import exact
 from . import runtime
 from .arguments import Arguments
 from .context import Context, ModelNames
-from .layout import INDENT, LINE, Out, doc
+from .layout import INDENT, LINE, Out, doc, tuple_text
 from .names import comment, docstring_text, literal, optional, scale
 from .questions import query_function, question_function
 from .statements import Locals, program_inputs
@@ -49,7 +49,7 @@ class Module(Arguments):
     def solution(self, out: Out, mn: ModelNames, loc: Locals) -> None:
         """`return Solution(...)`: every variable in its display unit, tables as records."""
         m = mn.model
-        items = [f"{mn.variables[n]}={scale(mn.variables[n], exact(v.factor), False)}" for n, v in m.variables.items()]
+        items = [f"{mn.variables[n]}={_shown(mn.variables[n], v, self.numpy)}" for n, v in m.variables.items()]
         if self.numpy and items:  # a value no argument reaches (a constant) is broadcast like the others
             out.call("_shape = np.broadcast_shapes", [f"np.shape({mn.variables[n]})" for n in m.variables])
             items = [f"{name}=np.broadcast_to({value}, _shape).copy()" for name, value in (x.split("=", 1) for x in items)]
@@ -282,7 +282,7 @@ class Module(Arguments):
         doc(out, docstring_text(f"Every variable of {comment(m.title)}, in its display unit" + (" (arrays)." if self.numpy else ".")))
         out.emit()
         for n, v in m.variables.items():
-            out.emit(f"{mn.variables[n]}: {typ}  # [{comment(v.unit) or '1'}] {comment(v.description)}".rstrip())
+            out.emit(f"{mn.variables[n]}: {'str' if v.choices and not self.numpy else typ}  # [{comment(v.unit) or '1'}] {comment(v.description)}".rstrip())
         for name in m.tables:
             out.emit(f"{mn.tables[name]}: tuple[{self.ctx.row_class[name]}, ...] = ()  # table {comment(name)}, one record per row")
         blocks.append(out.lines)
@@ -293,3 +293,11 @@ def doc_lines(text: str) -> list[str]:
     out = Out()
     doc(out, text)
     return out.lines
+
+
+def _shown(x: str, v, numpy: bool) -> str:
+    """A variable as the Solution record holds it: in its display unit, a choice as its name."""
+    if not v.choices:
+        return scale(x, exact(v.factor), False)
+    names = tuple_text([literal(c) for c in v.choices])
+    return f"np.asarray({names})[np.asarray({x}, dtype=int) - 1]" if numpy else f"{names}[int({x}) - 1]"

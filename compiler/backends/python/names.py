@@ -144,7 +144,9 @@ def optional(x) -> str:
 
 def set_values(d) -> str:
     """A domain's finite set as a tuple literal, or None."""
-    return "None" if d.values is None else "(" + "".join(number(v) + ", " for v in d.values).rstrip(" ") + ")"
+    if d.values is None:
+        return "None"
+    return "(" + ", ".join(number(v) for v in d.values) + ("," if len(d.values) == 1 else "") + ")"  # no trailing comma: ruff format would break the tuple up
 
 
 def domain_tuple(d) -> str:
