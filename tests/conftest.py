@@ -108,7 +108,9 @@ def pytest_terminal_summary(terminalreporter):
             f"{a['questions asked']:,} questions asked ({a['questions answered']:,} answered); {a['queries built']:,} backwards queries built "
             f"({a['queries refused by the solver']:,} refused), asked {a['queries asked']:,} times ({a['queries at a rounding edge']:,} module answers at a rounding edge of the value, not compared)"
         )
-        constructs = ", ".join(f"{a[f'accepted with {c}']:,} {c}" for c in ("sum", "prod", "nested", "nested apart", "outer index in terms", "outer index in bounds", "join", "conditions", "limits", "lookup"))
+        constructs = ", ".join(
+            f"{a[f'accepted with {c}']:,} {c}" for c in ("sum", "prod", "nested", "nested apart", "outer index in terms", "outer index in bounds", "join", "conditions", "limits", "lookup")
+        )
         terminalreporter.write_line(f"  accepted chains with: {constructs}; {a['limits compared']:,} solutions' physical limits compared")
         if AGREE_SLOWEST[1]:
             seconds, text = AGREE_SLOWEST

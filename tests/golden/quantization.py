@@ -474,6 +474,8 @@ def largest_batch_latency(
     )
     batch = value
     (
+        weight_bits,
+        kv_bits,
         bits_per_weight,
         weight_bytes,
         kv_bytes_per_token,
@@ -495,13 +497,13 @@ def largest_batch_latency(
         decode_context,
         group_size,
         head_dim,
-        kv_bits,
+        kv_dtype,
         kv_heads,
         layers,
         params,
         scale_bits,
         tpot_target,
-        weight_bits,
+        weight_dtype,
     )
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
@@ -646,6 +648,8 @@ def largest_batch_memory(
     )
     batch = value
     (
+        weight_bits,
+        kv_bits,
         bits_per_weight,
         weight_bytes,
         kv_bytes_per_token,
@@ -667,13 +671,13 @@ def largest_batch_memory(
         decode_context,
         group_size,
         head_dim,
-        kv_bits,
+        kv_dtype,
         kv_heads,
         layers,
         params,
         scale_bits,
         tpot_target,
-        weight_bits,
+        weight_dtype,
     )
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
@@ -818,6 +822,8 @@ def largest_batch(
     )
     batch = value
     (
+        weight_bits,
+        kv_bits,
         bits_per_weight,
         weight_bytes,
         kv_bytes_per_token,
@@ -839,13 +845,13 @@ def largest_batch(
         decode_context,
         group_size,
         head_dim,
-        kv_bits,
+        kv_dtype,
         kv_heads,
         layers,
         params,
         scale_bits,
         tpot_target,
-        weight_bits,
+        weight_dtype,
     )
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(

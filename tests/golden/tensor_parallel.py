@@ -252,8 +252,8 @@ def solve(
     if not context > 0:
         _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
     tp = _number(tp, "tp")
-    if not (tp % 1 == 0 and tp >= 1 and tp <= 64 and tp in (1, 2, 4, 8, 16, 32, 64,)):
-        _require(tp, tp, "given", "tp", "", True, "positive integer, one of 1, 2, 4, 8, 16, 32, 64", ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)))
+    if not (tp % 1 == 0 and tp >= 1 and tp <= 64 and tp in (1, 2, 4, 8, 16, 32, 64)):
+        _require(tp, tp, "given", "tp", "", True, "positive integer, one of 1, 2, 4, 8, 16, 32, 64", ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64)))
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
@@ -958,7 +958,7 @@ def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth,
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), "min", 1, 1, 64, 1, True, False, True, (1, 2, 4, 8, 16, 32, 64,))[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64)), "min", 1, 1, 64, 1, True, False, True, (1, 2, 4, 8, 16, 32, 64))[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
@@ -1015,7 +1015,7 @@ def _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, 
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), "min", 1, 1, 64, 1, True, False, True, (1, 2, 4, 8, 16, 32, 64,))[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64)), "min", 1, 1, 64, 1, True, False, True, (1, 2, 4, 8, 16, 32, 64))[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
@@ -1059,7 +1059,7 @@ def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, h
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), "min", 1, 1, 64, 1, False, False, True, (1, 2, 4, 8, 16, 32, 64,))[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64)), "min", 1, 1, 64, 1, False, False, True, (1, 2, 4, 8, 16, 32, 64))[0]
     except _NoAnswer as e:
         raise _question_error(e, _sides, ("smallest_tp_heads", "tp", "", 1, "heads_left <= 0", ">", (("heads_left", "", 1), None), "every positive whole number up to 64", "min"), titles) from None
 
@@ -1105,14 +1105,14 @@ def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_
         return _combine(
             [(label, value, e.kind if e else "answer") for label, value, e in limits],
             _feasible,
-            lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)),
+            lambda x: _admits(x, "positive", 1, 64, (1, 2, 4, 8, 16, 32, 64)),
             "min",
             1,
             1,
             64,
             1,
             True,
-            (1, 2, 4, 8, 16, 32, 64,),
+            (1, 2, 4, 8, 16, 32, 64),
         )[0]
     except _NoAnswer as e:
         if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages
@@ -1258,7 +1258,7 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
     allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token = _pick(
         _options,
         "allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token",
-        [("nonnegative", None, None), ("nonnegative", None, None), ("positive", None, None), ("positive", None, None), ("positive", None, None), ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), ("positive", None, None)],
+        [("nonnegative", None, None), ("nonnegative", None, None), ("positive", None, None), ("positive", None, None), ("positive", None, None), ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64)), ("positive", None, None)],
         "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes",
     )  # fmt: skip
     if tp == 0:
@@ -1345,7 +1345,7 @@ def _boundary_smallest_tp_memory(activation_bytes, batch, context, decode_bandwi
     decode_weight_bytes, tp, decode_kv_bytes_per_token = _pick(
         _options,
         "decode_weight_bytes, tp, decode_kv_bytes_per_token",
-        [("positive", None, None), ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64,)), ("positive", None, None)],
+        [("positive", None, None), ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64)), ("positive", None, None)],
         "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token",
     )
     if tp == 0:
