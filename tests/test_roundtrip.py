@@ -56,8 +56,11 @@ def _recover(project, model, x):
     var = m.variables[x]
     default = solve(m, project=project).values[x]
     # The first move whose chain still solves: 1.37 x an arrival rate can overload an Erlang C queue.
-    for factor in (sp.Rational(137, 100), sp.Rational(73, 100)):
-        want = default * factor
+    moves = [default * f for f in (sp.Rational(137, 100), sp.Rational(73, 100))]
+    if var.domain.values is not None:  # a set's own values, the nearest first (tp 8 -> 16, 4)
+        moves = sorted((v for v in var.domain.values if v != default), key=lambda v: abs(v - default))
+    base = None
+    for want in moves:
         if var.domain.integer:  # a whole number stays whole (batch 64 -> 88)
             want = sp.Integer(round(want / var.factor)) * var.factor
         if not var.domain.admits(want):
@@ -67,6 +70,7 @@ def _recover(project, model, x):
         except ChaincError:
             continue
         break
+    assert base is not None, f"{model}: no move of {x} off its default solves"
     tried = []
     for y in _candidates(m, x):
         try:
