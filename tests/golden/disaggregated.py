@@ -155,6 +155,8 @@ class Solution:
     decode_weight_bytes: float  # [GB] bytes of weights read every decode step
     decode_kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
     decode_bandwidth: float  # [TB/s] HBM bandwidth
+    decode_bandwidth_efficiency: float  # [1] achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic
+    decode_step_overhead: float  # [ms] fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches
     decode_memory: float  # [GB] the GPU's memory, which must hold the weights and every sequence's KV cache
     decode_context: float  # [token] tokens of context per sequence
     decode_batch: float  # [1] sequences decoding together
@@ -183,6 +185,8 @@ def solve(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> Solution:
     """Solve Disaggregated prefill and decode, GPUs per phase forward from its inputs.
@@ -204,6 +208,8 @@ def solve(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -276,6 +282,12 @@ def solve(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -301,7 +313,9 @@ def solve(
         attention_flops_per_pair,
         batch_per_gpu,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -334,6 +348,8 @@ def solve(
         decode_weight_bytes=decode_weight_bytes / 8000000000,
         decode_kv_bytes_per_token=decode_kv_bytes_per_token / 8,
         decode_bandwidth=decode_bandwidth / 8000000000000,
+        decode_bandwidth_efficiency=decode_bandwidth_efficiency,
+        decode_step_overhead=decode_step_overhead * 1000,
         decode_memory=decode_memory / 8000000000,
         decode_context=decode_context,
         decode_batch=decode_batch,
@@ -362,6 +378,8 @@ def min_prefill_gpus_stable(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The fewest prefill GPUs whose queue is stable and meets the TTFT target: the limit of prefill_load <= 0.999 alone.
@@ -386,6 +404,8 @@ def min_prefill_gpus_stable(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -456,6 +476,12 @@ def min_prefill_gpus_stable(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -465,7 +491,9 @@ def min_prefill_gpus_stable(
         attention_flops_per_pair,
         batch_per_gpu,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -495,6 +523,8 @@ def min_prefill_gpus_latency(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The fewest prefill GPUs whose queue is stable and meets the TTFT target: the limit of prefill_ttft <= ttft_target alone.
@@ -519,6 +549,8 @@ def min_prefill_gpus_latency(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -589,6 +621,12 @@ def min_prefill_gpus_latency(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -598,7 +636,9 @@ def min_prefill_gpus_latency(
         attention_flops_per_pair,
         batch_per_gpu,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -629,6 +669,8 @@ def min_prefill_gpus(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The fewest prefill GPUs whose queue is stable and meets the TTFT target.
@@ -653,6 +695,8 @@ def min_prefill_gpus(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -723,6 +767,12 @@ def min_prefill_gpus(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -732,7 +782,9 @@ def min_prefill_gpus(
         attention_flops_per_pair,
         batch_per_gpu,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -763,6 +815,8 @@ def max_batch_per_gpu_latency(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The largest decode batch that meets the TPOT target and fits in the GPU's memory (fewest decode GPUs): the limit of decode.tpot <= tpot_target alone.
@@ -787,6 +841,8 @@ def max_batch_per_gpu_latency(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -857,6 +913,12 @@ def max_batch_per_gpu_latency(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -865,7 +927,9 @@ def max_batch_per_gpu_latency(
         arrival_rate,
         attention_flops_per_pair,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -896,6 +960,8 @@ def max_batch_per_gpu_memory(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The largest decode batch that meets the TPOT target and fits in the GPU's memory (fewest decode GPUs): the limit of decode.step_bytes <= decode.memory alone.
@@ -920,6 +986,8 @@ def max_batch_per_gpu_memory(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -990,6 +1058,12 @@ def max_batch_per_gpu_memory(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -998,8 +1072,10 @@ def max_batch_per_gpu_memory(
         arrival_rate,
         attention_flops_per_pair,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
         decode_memory,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -1030,6 +1106,8 @@ def max_batch_per_gpu(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The largest decode batch that meets the TPOT target and fits in the GPU's memory (fewest decode GPUs).
@@ -1054,6 +1132,8 @@ def max_batch_per_gpu(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -1124,6 +1204,12 @@ def max_batch_per_gpu(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -1132,8 +1218,10 @@ def max_batch_per_gpu(
         arrival_rate,
         attention_flops_per_pair,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
         decode_memory,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -1152,7 +1240,9 @@ def _ask_min_prefill_gpus_stable(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1170,7 +1260,9 @@ def _ask_min_prefill_gpus_stable(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1197,7 +1289,9 @@ def _ask_min_prefill_gpus_stable(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1224,7 +1318,9 @@ def _ask_min_prefill_gpus_latency(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1243,7 +1339,9 @@ def _ask_min_prefill_gpus_latency(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1270,7 +1368,9 @@ def _ask_min_prefill_gpus_latency(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1298,7 +1398,9 @@ def _ask_min_prefill_gpus(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1318,7 +1420,9 @@ def _ask_min_prefill_gpus(
                 attention_flops_per_pair,
                 batch_per_gpu,
                 decode_bandwidth,
+                decode_bandwidth_efficiency,
                 decode_kv_bytes_per_token,
+                decode_step_overhead,
                 decode_weight_bytes,
                 linear_flops_per_token,
                 mfu,
@@ -1336,8 +1440,8 @@ def _ask_min_prefill_gpus(
 
     limits = []
     for label, part in [
-        ("stable", lambda: _ask_min_prefill_gpus_stable(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, titles)),
-        ("latency", lambda: _ask_min_prefill_gpus_latency(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target, titles)),
+        ("stable", lambda: _ask_min_prefill_gpus_stable(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, titles)),
+        ("latency", lambda: _ask_min_prefill_gpus_latency(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target, titles)),
     ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
@@ -1362,7 +1466,9 @@ def _ask_max_batch_per_gpu_latency(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1381,7 +1487,9 @@ def _ask_max_batch_per_gpu_latency(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1407,7 +1515,9 @@ def _ask_max_batch_per_gpu_latency(
             arrival_rate,
             attention_flops_per_pair,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1434,8 +1544,10 @@ def _ask_max_batch_per_gpu_memory(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
     decode_memory,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1454,7 +1566,9 @@ def _ask_max_batch_per_gpu_memory(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1480,8 +1594,10 @@ def _ask_max_batch_per_gpu_memory(
             arrival_rate,
             attention_flops_per_pair,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
             decode_memory,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1508,8 +1624,10 @@ def _ask_max_batch_per_gpu(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
     decode_memory,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1529,7 +1647,9 @@ def _ask_max_batch_per_gpu(
                 attention_flops_per_pair,
                 batch_per_gpu,
                 decode_bandwidth,
+                decode_bandwidth_efficiency,
                 decode_kv_bytes_per_token,
+                decode_step_overhead,
                 decode_weight_bytes,
                 linear_flops_per_token,
                 mfu,
@@ -1547,8 +1667,8 @@ def _ask_max_batch_per_gpu(
 
     limits = []
     for label, part in [
-        ("latency", lambda: _ask_max_batch_per_gpu_latency(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
-        ("memory", lambda: _ask_max_batch_per_gpu_memory(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_memory, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
+        ("latency", lambda: _ask_max_batch_per_gpu_latency(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
+        ("memory", lambda: _ask_max_batch_per_gpu_memory(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_memory, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
     ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
@@ -1574,7 +1694,9 @@ def _solve_disaggregated(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1584,7 +1706,7 @@ def _solve_disaggregated(
     prompt_tokens,
     tpot_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_tpot_target, decode_goodput."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_tpot_target, decode_goodput."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -1640,23 +1762,26 @@ def _solve_disaggregated(
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1673,7 +1798,7 @@ def _solve_disaggregated(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
         achieved_flops,
         prefill_time,
@@ -1698,7 +1823,9 @@ def _boundary_min_prefill_gpus_stable(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1707,7 +1834,7 @@ def _boundary_min_prefill_gpus_stable(
     prompt_tokens,
     tpot_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_load, prefill_gpus, prefill_ttft, total_gpus."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_load, prefill_gpus, prefill_ttft, total_gpus."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -1747,23 +1874,26 @@ def _boundary_min_prefill_gpus_stable(
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1777,7 +1907,7 @@ def _boundary_min_prefill_gpus_stable(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     prefill_load = 0.999
     if not -math.inf < prefill_load < math.inf:
         raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 129: prefill_load = 0.999")
@@ -1825,7 +1955,9 @@ def _boundary_min_prefill_gpus_latency(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1835,7 +1967,7 @@ def _boundary_min_prefill_gpus_latency(
     tpot_target,
     ttft_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_ttft, prefill_load, prefill_gpus, total_gpus."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_ttft, prefill_load, prefill_gpus, total_gpus."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -1875,23 +2007,26 @@ def _boundary_min_prefill_gpus_latency(
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1905,7 +2040,7 @@ def _boundary_min_prefill_gpus_latency(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     prefill_ttft = ttft_target
     if not -math.inf < prefill_ttft < math.inf:
         raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 129: prefill_ttft = ttft_target")
@@ -1952,7 +2087,9 @@ def _boundary_max_batch_per_gpu_latency(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1962,7 +2099,7 @@ def _boundary_max_batch_per_gpu_latency(
     prompt_tokens,
     tpot_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -2020,24 +2157,27 @@ def _boundary_max_batch_per_gpu_latency(
     if not 0 < decode_tpot < math.inf:
         raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 138: decode.tpot = tpot_target")
     _options = []
-    _options.append((decode_bandwidth * decode_tpot,))
-    (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+    _options.append((decode_bandwidth * decode_bandwidth_efficiency * decode_tpot - decode_step_overhead * decode_bandwidth * decode_bandwidth_efficiency,))
+    (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     _options = []
     try:
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -2051,7 +2191,7 @@ def _boundary_max_batch_per_gpu_latency(
         raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 126: total_gpus = prefill_gpus + decode_gpus")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     batch_per_gpu = decode_batch
     if not 1 <= batch_per_gpu < math.inf:
         raise _outside(batch_per_gpu, 1, "batch_per_gpu", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")
@@ -2079,8 +2219,10 @@ def _boundary_max_batch_per_gpu_memory(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
     decode_memory,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -2090,7 +2232,7 @@ def _boundary_max_batch_per_gpu_memory(
     prompt_tokens,
     tpot_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_memory, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_memory, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -2152,23 +2294,26 @@ def _boundary_max_batch_per_gpu_memory(
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -2182,7 +2327,7 @@ def _boundary_max_batch_per_gpu_memory(
         raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 126: total_gpus = prefill_gpus + decode_gpus")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     batch_per_gpu = decode_batch
     if not 1 <= batch_per_gpu < math.inf:
         raise _outside(batch_per_gpu, 1, "batch_per_gpu", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")

@@ -144,6 +144,8 @@ class Solution:
     decode_weight_bytes: float  # [GB] bytes of weights read every decode step
     decode_kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
     decode_bandwidth: float  # [TB/s] HBM bandwidth
+    decode_bandwidth_efficiency: float  # [1] achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic
+    decode_step_overhead: float  # [ms] fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches
     decode_memory: float  # [GB] the GPU's memory, which must hold the weights and every sequence's KV cache
     decode_context: float  # [token] tokens of context per sequence
     decode_batch: float  # [1] sequences decoding together
@@ -171,6 +173,8 @@ def solve(
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_context: float = 2048,
 ) -> Solution:
@@ -192,6 +196,8 @@ def solve(
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_context: tokens of context per sequence [token].
 
@@ -264,6 +270,12 @@ def solve(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -290,7 +302,9 @@ def solve(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_bits,
@@ -322,6 +336,8 @@ def solve(
         decode_weight_bytes=decode_weight_bytes / 8000000000,
         decode_kv_bytes_per_token=decode_kv_bytes_per_token / 8,
         decode_bandwidth=decode_bandwidth / 8000000000000,
+        decode_bandwidth_efficiency=decode_bandwidth_efficiency,
+        decode_step_overhead=decode_step_overhead * 1000,
         decode_memory=decode_memory / 8000000000,
         decode_context=decode_context,
         decode_batch=decode_batch,
@@ -349,6 +365,8 @@ def largest_batch_latency(
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_context: float = 2048,
 ) -> int:
@@ -373,6 +391,8 @@ def largest_batch_latency(
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_context: tokens of context per sequence [token].
 
@@ -443,6 +463,12 @@ def largest_batch_latency(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -454,7 +480,9 @@ def largest_batch_latency(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_bits,
@@ -485,6 +513,8 @@ def largest_batch_memory(
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_context: float = 2048,
 ) -> int:
@@ -509,6 +539,8 @@ def largest_batch_memory(
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_context: tokens of context per sequence [token].
 
@@ -579,6 +611,12 @@ def largest_batch_memory(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -590,8 +628,10 @@ def largest_batch_memory(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
         decode_memory,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_bits,
@@ -622,6 +662,8 @@ def largest_batch(
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_context: float = 2048,
 ) -> int:
@@ -646,6 +688,8 @@ def largest_batch(
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_context: tokens of context per sequence [token].
 
@@ -716,6 +760,12 @@ def largest_batch(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -727,8 +777,10 @@ def largest_batch(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
         decode_memory,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_bits,
@@ -747,7 +799,9 @@ def _ask_largest_batch_latency(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_bits,
@@ -767,7 +821,9 @@ def _ask_largest_batch_latency(
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_context,
+            decode_step_overhead,
             group_size,
             head_dim,
             kv_bits,
@@ -794,7 +850,9 @@ def _ask_largest_batch_latency(
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_context,
+            decode_step_overhead,
             group_size,
             head_dim,
             kv_bits,
@@ -822,8 +880,10 @@ def _ask_largest_batch_memory(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
     decode_memory,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_bits,
@@ -843,7 +903,9 @@ def _ask_largest_batch_memory(
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_context,
+            decode_step_overhead,
             group_size,
             head_dim,
             kv_bits,
@@ -870,8 +932,10 @@ def _ask_largest_batch_memory(
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_context,
             decode_memory,
+            decode_step_overhead,
             group_size,
             head_dim,
             kv_bits,
@@ -899,8 +963,10 @@ def _ask_largest_batch(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
     decode_memory,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_bits,
@@ -921,7 +987,9 @@ def _ask_largest_batch(
                 catalog_kv_bytes_per_token,
                 catalog_weight_bytes,
                 decode_bandwidth,
+                decode_bandwidth_efficiency,
                 decode_context,
+                decode_step_overhead,
                 group_size,
                 head_dim,
                 kv_bits,
@@ -940,8 +1008,8 @@ def _ask_largest_batch(
 
     limits = []
     for label, part in [
-        ("latency", lambda: _ask_largest_batch_latency(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits, titles)),
-        ("memory", lambda: _ask_largest_batch_memory(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits, titles)),
+        ("latency", lambda: _ask_largest_batch_latency(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_step_overhead, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits, titles)),
+        ("memory", lambda: _ask_largest_batch_memory(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_memory, decode_step_overhead, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits, titles)),
     ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
@@ -967,7 +1035,9 @@ def _solve_quantization(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_bits,
@@ -978,7 +1048,7 @@ def _solve_quantization(
     tpot_target,
     weight_bits,
 ):
-    """quantization from batch, catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits (base units): bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_step_bytes, decode_tpot, decode_throughput, decode_tpot_target, decode_goodput."""
+    """quantization from batch, catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_step_overhead, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits (base units): bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_step_bytes, decode_tpot, decode_throughput, decode_tpot_target, decode_goodput."""
     try:
         bits_per_weight = weight_bits + scale_bits / group_size
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1020,29 +1090,32 @@ def _solve_quantization(
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 21: decode.batch = batch")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_tpot_target = tpot_target
     if not 0 < decode_tpot_target < math.inf:
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
         bits_per_weight,
         weight_bytes,
@@ -1064,7 +1137,9 @@ def _boundary_largest_batch_latency(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_bits,
@@ -1075,7 +1150,7 @@ def _boundary_largest_batch_latency(
     tpot_target,
     weight_bits,
 ):
-    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits (base units): bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_goodput, batch."""
+    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_step_overhead, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits (base units): bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_goodput, batch."""
     try:
         bits_per_weight = weight_bits + scale_bits / group_size
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1119,27 +1194,30 @@ def _boundary_largest_batch_latency(
     if not 0 < decode_tpot < math.inf:
         raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 110: decode.tpot = tpot_target")
     _options = []
-    _options.append((decode_bandwidth * decode_tpot,))
-    (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+    _options.append((decode_bandwidth * decode_bandwidth_efficiency * decode_tpot - decode_step_overhead * decode_bandwidth * decode_bandwidth_efficiency,))
+    (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     _options = []
     try:
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     batch = decode_batch
     if not 1 <= batch < math.inf:
         raise _outside(batch, 1, "batch", "", "positive integer, at least 1", "line 21: decode.batch = batch")
@@ -1165,8 +1243,10 @@ def _boundary_largest_batch_memory(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
     decode_memory,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_bits,
@@ -1177,7 +1257,7 @@ def _boundary_largest_batch_memory(
     tpot_target,
     weight_bits,
 ):
-    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits (base units): bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_goodput, batch."""
+    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_memory, decode_step_overhead, group_size, head_dim, kv_bits, kv_heads, layers, params, scale_bits, tpot_target, weight_bits (base units): bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_goodput, batch."""
     try:
         bits_per_weight = weight_bits + scale_bits / group_size
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1225,26 +1305,29 @@ def _boundary_largest_batch_memory(
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     batch = decode_batch
     if not 1 <= batch < math.inf:
         raise _outside(batch, 1, "batch", "", "positive integer, at least 1", "line 21: decode.batch = batch")
