@@ -56,7 +56,7 @@ def _recover(project, model, x):
     default = solve(m, project=project).values[x]
     # The first move whose chain still solves: 1.37 x an arrival rate can overload an Erlang C queue.
     for factor in (sp.Rational(137, 100), sp.Rational(73, 100)):
-        want = default * factor
+        want = default * factor if default != 0 else factor * var.factor  # an overhead at 0: 1.37 of its display unit
         if var.domain.integer:  # a whole number stays whole (batch 64 -> 88)
             want = sp.Integer(round(want / var.factor)) * var.factor
         if not var.domain.admits(want):

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from ..errors import ArgumentError, Loc, display_path
-from .least import Fit
+from .result import Fit
 
 FOLDER = "calibrations"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$")

@@ -10,56 +10,13 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass, field
 
 from ..errors import ArgumentError, ChaincError
 from .data import CHOICES, TEXT, Data, DataError, Row, located, number
+from .result import Fit, Fitted, Residual
 
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile: the interval is value +- Z95 standard errors
 HOLDOUT_SEED = 0  # which rows are held out is fixed, so a fit prints the same every time
-
-
-@dataclass(frozen=True)
-class Residual:
-    line: int
-    name: str  # the measured variable
-    measured: float  # display unit of the variable
-    predicted: float
-    error: float  # predicted / measured - 1
-
-
-@dataclass(frozen=True)
-class Fitted:
-    name: str
-    unit: str
-    value: float
-    stderr: float | None  # None: as many residuals as free inputs, nothing left to estimate it from
-    low: float | None
-    high: float | None
-    at_bound: bool
-
-
-@dataclass(frozen=True)
-class Fit:
-    model: str
-    data: str
-    rows: int
-    measured: tuple[str, ...]
-    fitted: tuple[Fitted, ...]
-    residuals: tuple[Residual, ...]
-    roofline: tuple[Residual, ...]  # the same rows at the free inputs' defaults: the uncalibrated model
-    holdout: tuple[Residual, ...] = ()
-    holdout_fraction: float = 0.0
-    meta: dict = field(default_factory=dict)
-    evaluations: int = 0
-
-    @staticmethod
-    def mape(rs) -> float | None:
-        return 100 * sum(abs(r.error) for r in rs) / len(rs) if rs else None
-
-    @staticmethod
-    def worst(rs) -> Residual | None:
-        return max(rs, key=lambda r: abs(r.error)) if rs else None
 
 
 class Problem:
