@@ -191,3 +191,17 @@ def test_solve_with_a_calibration_says_so(capsys):
     assert main(["solve", "goodput", "--json"]) == 0
     assert "ideal roofline" in json.loads(capsys.readouterr().out)["calibration"]["note"]
     assert main(["solve", "goodput", "--calibration", "no-such"]) == 2
+
+
+def test_cli_json_and_bounds(tmp_path, capsys):
+    eta = 0.8
+    path = write(tmp_path, ["batch", "context[token]", "tpot[ms/token]"], [[b, c, tpot_ms(b, c, eta, 0)] for b, c in RUNS])
+    assert main(["fit", "goodput", "--data", str(path), "--free", "bandwidth_efficiency", "--bounds", "bandwidth_efficiency=0.3:0.7", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    # the truth (0.8) is outside the bounds: the fit stops at 0.7 and says so, and every row's TPOT is 0.8 / 0.7 - 1 too long
+    assert data["fitted"]["bandwidth_efficiency"]["value"] == 0.7 and data["fitted"]["bandwidth_efficiency"]["at_bound"]
+    assert [r["error_percent"] for r in data["residual_rows"]] == pytest.approx([100 * (0.8 / 0.7 - 1)] * len(RUNS), rel=1e-5)
+    err = _refusal(capsys, ["fit", "goodput", "--data", str(path), "--free", "bandwidth_efficiency", "--bounds", "bandwidth_efficiency=0.3:2"])
+    assert "outside bandwidth_efficiency's domain" in err
+    err = _refusal(capsys, ["fit", "goodput", "--data", str(path), "--free", "bandwidth_efficiency", "--bounds", "bandwidth_efficiency=a:b"])
+    assert "expected NAME=LOW:HIGH" in err
