@@ -14,7 +14,7 @@ from setuptools import find_namespace_packages, setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
-LIBRARY = ("models", "hardware")
+LIBRARY = ("models", "hardware", "calibrations")
 
 
 class build_with_library(build_py):

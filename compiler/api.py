@@ -51,16 +51,29 @@ def solve(
     project: Project | None = None,
     extra=(),
     check_domain: bool = True,
+    calibration: str | None = None,
     **values,
 ) -> Solution:
     """Solve a model (an object, or a name such as "goodput") forward, or backwards for `find`.
 
     Values are given as keywords or in `given`: '10ms', '4.8 TB/s', or a number in the
     variable's display unit (128); exact Fractions are base units, as Solution.values holds them.
+    `calibration` names calibrations/NAME.yaml (chainc fit --save NAME): its fitted values are
+    given (yours win), and the solution's notes say what it was calibrated to.
     """
     model, project = _resolve(model, project)
     given = {**(given or {}), **values}
-    return solve_query(model, _catalog(model, project), query_of(model, given, find, gpu, llm, extra, check_domain))
+    if calibration is None:
+        return solve_query(model, _catalog(model, project), query_of(model, given, find, gpu, llm, extra, check_domain))
+    from dataclasses import replace
+
+    from .fit.calibration import given as calibrated
+    from .fit.calibration import load, sentence
+
+    project = project or Project()
+    data = load(project, calibration)
+    solution = solve_query(model, _catalog(model, project), query_of(model, calibrated(model, data, given), find, gpu, llm, extra, check_domain))
+    return replace(solution, notes=(*solution.notes, sentence(data)))
 
 
 def ask(model: Model | str, question: str, given: dict | None = None, gpu: str | None = None, llm: str | None = None, project: Project | None = None, **values) -> Answer:

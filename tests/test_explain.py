@@ -14,7 +14,7 @@ def test_explain_forward(capsys):
     assert "step 1: step_bytes" in out
     assert "step_bytes = weight_bytes + batch*context*kv_bytes_per_token" in out
     assert "= 16.06 GB + 64*2,048 token*(131,072 B/token)" in out
-    assert "tpot = step_bytes/(bandwidth*1 token)" in out  # the unit literal keeps its unit
+    assert "tpot = step_overhead + step_bytes/(bandwidth*bandwidth_efficiency*1 token)" in out  # the unit literal keeps its unit
     assert "tpot = 9.923 ms/token" in out
     assert "goodput = if(tpot <= tpot_target, throughput, 0)" in out
 

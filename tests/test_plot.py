@@ -100,5 +100,8 @@ def test_movers_chart_is_deterministic(project):
     assert movers_bytes(project.model("goodput"), movers, "pdf", "x") == movers_bytes(project.model("goodput"), movers, "pdf", "x")
     ax = movers_figure(project.model("goodput"), movers).axes[0]
     by_height = [t.get_text() for _, t in sorted(zip(ax.get_yticks(), ax.get_yticklabels()), key=lambda p: -p[0])]
-    assert by_height == ["bandwidth", "tpot target", "context", "kv bytes per token", "weight bytes", "memory"]  # the largest on top (memory: 0, it does not bound max_batch)
+    # the largest on top; bandwidth_efficiency scales the bandwidth, so it moves the boundary as much;
+    # memory and step_overhead (at its default 0) move nothing
+    assert by_height[:6] == ["bandwidth", "bandwidth efficiency", "tpot target", "context", "kv bytes per token", "weight bytes"]
+    assert sorted(by_height[6:]) == ["memory", "step overhead"]
     assert [p.get_width() for p in ax.patches][0] == pytest.approx(1.921, abs=1e-3)

@@ -242,9 +242,9 @@ def test_what_cannot_be_printed_is_one_located_error(project):
         err = e.value
         assert isinstance(err, ChaincError) and isinstance(err, ValueError)
         assert err.message.startswith(f"the {backend} backend cannot print 2 constructs of model 'goodput': ")
-        assert "models/goodput.yaml:70:5: the function bessel() with 1 argument (line 70: step_bytes = " in err.message
-        assert "models/goodput.yaml:73:5: the function gamma() with 2 arguments (line 73: throughput = batch / tpot)" in err.message
-        assert (err.loc.path, err.loc.line, err.loc.col) == ("models/goodput.yaml", 70, 5)
+        assert "models/goodput.yaml:81:5: the function bessel() with 1 argument (line 81: step_bytes = " in err.message
+        assert "models/goodput.yaml:84:5: the function gamma() with 2 arguments (line 84: throughput = batch / tpot)" in err.message
+        assert (err.loc.path, err.loc.line, err.loc.col) == ("models/goodput.yaml", 81, 5)
         assert "Traceback" not in err.render()
 
 

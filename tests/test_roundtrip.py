@@ -56,7 +56,7 @@ def _recover(project, model, x):
     var = m.variables[x]
     default = solve(m, project=project).values[x]
     # The first move whose chain still solves: 1.37 x an arrival rate can overload an Erlang C queue.
-    moves = [default * f for f in (sp.Rational(137, 100), sp.Rational(73, 100))]
+    moves = [default * f if default != 0 else f * var.factor for f in (sp.Rational(137, 100), sp.Rational(73, 100))]  # an overhead at 0: 1.37 of its display unit
     if var.domain.values is not None:  # a set's own values, the nearest first (tp 8 -> 16, 4)
         moves = sorted((v for v in var.domain.values if v != default), key=lambda v: abs(v - default))
     base = None

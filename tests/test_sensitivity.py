@@ -42,6 +42,9 @@ def test_symbolic_agrees_with_differences(p, model, target):
         if row.method != "symbolic" or row.elasticity is None:
             continue
         var = m.variables[row.input]
+        if s.values[row.input] == 0:  # an overhead at its default 0: x dy/dx / y is 0, and ln x has no difference to take
+            assert row.elasticity == 0, (model, row.input)
+            continue
 
         def at(v, x=row.input):
             return solve_query(m, p.catalog, Query(((x, v),), (), None, None, (), False)).values[target]

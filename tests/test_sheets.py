@@ -218,7 +218,7 @@ def test_boundary_on_h200_shows_its_floor(on_h200):
 def test_report_holds_the_sensitivities(project):
     r = reports(project, ["goodput"])[0]
     rows = r.sensitivities["max_batch"]
-    assert [x.input for x in rows][:2] == ["bandwidth", "tpot_target"] and rows[0].elasticity == pytest.approx(1.921, abs=1e-3)
+    assert [x.input for x in rows][:3] == ["bandwidth", "bandwidth_efficiency", "tpot_target"] and rows[0].elasticity == pytest.approx(1.921, abs=1e-3)
     none = reports(project, ["goodput"], gpu="l40s")[0]  # no batch meets 10 ms there: no answer, no sensitivities
     assert "max_batch" not in none.sensitivities
 

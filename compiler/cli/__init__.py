@@ -29,6 +29,7 @@ examples:
   chainc solve goodput --question max_batch --gpu h200   ask a question on another GPU
   chainc solve kv-ceiling --llm llama-3.1-70b --explain  show every step
   chainc build                                  check and solve every model into exports/
+  chainc fit goodput --data runs.csv --free bandwidth_efficiency   calibrate to measured runs
   chainc init my-project                        start a project of your own chains
   chainc docs model-format                      the manual: how to write a chain
 """
@@ -96,6 +97,26 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--explain", action="store_true", help="show each step: equation, rearranged form, numbers, result")
     s.add_argument("--no-cache", action="store_true", help="plan afresh: neither read nor write the plan cache")
     s.add_argument("--sensitivity", nargs="?", const="", metavar="TARGET", help="each input's elasticity on TARGET (default: the question's answer, else the last result), largest first")
+    s.add_argument("--calibration", metavar="NAME", help="apply calibrations/NAME.yaml (chainc fit --save NAME): its fitted values as given values")
+
+    s = sub.add_parser(
+        "fit",
+        help="fit a model's free inputs (efficiencies, overheads) to measured runs",
+        description="Fit free inputs of a model to measured rows of a CSV file by relative least squares (scipy), solving each row in the direction it needs. "
+        "The header names model variables with units in brackets (tpot[ms/token]) and catalog choices (gpu, llm); source and note columns are text. "
+        "Prints the fitted values with standard errors and 95 % intervals, each row's residual beside the uncalibrated roofline's, MAPE and worst error, and the held-out error.",
+        epilog="examples:\n  chainc fit goodput --data measurements/trtllm-0.6.1-h100-fp8-llama-7b.csv --free bandwidth_efficiency\n"
+        "  chainc fit tensor-parallel --data runs.csv --free bandwidth_efficiency,step_overhead --holdout 0.3 --save my-cluster",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("model", metavar="MODEL", help="a model name in models/ or a path to a model file")
+    s.add_argument("--data", required=True, metavar="FILE.csv", help="the measured rows")
+    s.add_argument("--free", action="append", default=[], required=True, metavar="NAME[,NAME]", help="inputs to fit (their defaults start the search)")
+    s.add_argument("--bounds", action="append", default=[], metavar="NAME=LOW:HIGH", help="a free input's search range in its display unit (default: its domain)")
+    s.add_argument("--measured", action="append", default=[], metavar="NAME", help="the measured columns (default: every column the equations compute)")
+    s.add_argument("--holdout", type=float, default=0.0, metavar="FRACTION", help="hold out this fraction of the rows (fixed choice) and report their error under a fit to the rest")
+    s.add_argument("--save", metavar="NAME", help="write the fit to calibrations/NAME.yaml (chainc solve --calibration NAME applies it)")
+    s.add_argument("--json", action="store_true", help="print JSON")
 
     s = sub.add_parser(
         "build",
@@ -218,6 +239,7 @@ COMMANDS = {
     "plot": "building",
     "schema": "building",
     "init": "building",
+    "fit": "fitting",
 }
 
 

@@ -22,7 +22,14 @@ def cmd_solve(args, project: Project, out: Console) -> int:
     nonempty(args, "gpu", "llm", "question", "find")
     hardware(project, args)
     given = givens(args.given)
-    warm = None if (args.no_cache or args.explain or args.sensitivity is not None) else _warm(project, args, given)
+    calibration = None
+    if args.calibration is not None:
+        from ..fit.calibration import given as calibrated
+        from ..fit.calibration import load
+
+        calibration = load(project, args.calibration)
+        given = calibrated(project.model(args.model), calibration, given)
+    warm = None if (args.no_cache or args.explain or args.sensitivity is not None or calibration) else _warm(project, args, given)
     if warm is not None:
         solution, answer = warm
         model, table = solution.model, None
@@ -40,18 +47,22 @@ def cmd_solve(args, project: Project, out: Console) -> int:
         else:
             solution = solve(model, given, finds(model, args.find), gpu=args.gpu, llm=args.llm, project=project)
         q = query(model, given, () if answer else tuple(args.find), args.gpu, args.llm)
-        if not args.no_cache:
+        if not args.no_cache and calibration is None:  # the cache keys a solve by its --given names
             from ..remember import remember_solve
 
             remember_solve(project, args, model, q)
         table = _sensitivities(args, project, model, solution, answer, q) if args.sensitivity is not None else None
+    from ..fit.calibration import IDEAL, sentence
+
+    said = sentence(calibration) if calibration else IDEAL
     if args.json:
         data = solution_json(solution, answer)
+        data["calibration"] = {"name": calibration["name"], "file": calibration["path"], "note": said} if calibration else {"name": None, "note": said}
         if table is not None:
             data["sensitivity"] = sensitivity_json(model, table)
         print(dumps(data))
         return 0
-    _print_solution(out, solution, answer, args.explain)
+    _print_solution(out, solution, answer, args.explain, said)
     if table is not None:
         _print_sensitivities(out, model, table, answer)
     return 0
@@ -114,10 +125,12 @@ def _print_sensitivities(out: Console, model, table, answer: Answer | None) -> N
     out.print(rt)
 
 
-def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: bool) -> None:
+def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: bool, calibration: str = "") -> None:
     m = s.model
     hardware = ", ".join(e.title for e in (s.gpu, s.llm) if e)
     out.print(Text.assemble(plain(m.title, "bold"), plain(f" ({m.name}{', ' + hardware if hardware else ''})")))
+    if calibration:  # what the numbers are: an ideal roofline, or calibrated to measured runs
+        out.print(plain(calibration))
     if explain:
         _explain(out, s)
     t = RichTable(show_edge=False, box=None, pad_edge=False)

@@ -147,6 +147,8 @@ class Solution:
     decode_weight_bytes: float  # [GB] bytes of weights read every decode step
     decode_kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
     decode_bandwidth: float  # [TB/s] HBM bandwidth
+    decode_bandwidth_efficiency: float  # [1] achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic
+    decode_step_overhead: float  # [ms] fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches
     decode_memory: float  # [GB] the GPU's memory, which must hold the weights and every sequence's KV cache
     decode_context: float  # [token] tokens of context per sequence
     decode_batch: float  # [1] sequences decoding together
@@ -173,6 +175,8 @@ def solve(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_tpot_target: float = 10,
 ) -> Solution:
@@ -193,6 +197,8 @@ def solve(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_tpot_target: the TPOT every request must meet [ms/token].
 
@@ -260,6 +266,12 @@ def solve(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -288,7 +300,9 @@ def solve(
         budget,
         context,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_tpot_target,
         decode_weight_bytes,
         decoders,
@@ -327,6 +341,8 @@ def solve(
         decode_weight_bytes=decode_weight_bytes / 8000000000,
         decode_kv_bytes_per_token=decode_kv_bytes_per_token / 8,
         decode_bandwidth=decode_bandwidth / 8000000000000,
+        decode_bandwidth_efficiency=decode_bandwidth_efficiency,
+        decode_step_overhead=decode_step_overhead * 1000,
         decode_memory=decode_memory / 8000000000,
         decode_context=decode_context,
         decode_batch=decode_batch,
@@ -353,6 +369,8 @@ def max_budget(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_tpot_target: float = 10,
 ) -> float:
@@ -376,6 +394,8 @@ def max_budget(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_tpot_target: the TPOT every request must meet [ms/token].
 
@@ -441,6 +461,12 @@ def max_budget(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -452,7 +478,9 @@ def max_budget(
         attention_flops_per_pair,
         context,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_tpot_target,
         decode_weight_bytes,
         decoders,
@@ -509,7 +537,9 @@ def _ask_max_budget(
     attention_flops_per_pair,
     context,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_tpot_target,
     decode_weight_bytes,
     decoders,
@@ -528,7 +558,9 @@ def _ask_max_budget(
             budget,
             context,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_tpot_target,
             decode_weight_bytes,
             decoders,
@@ -553,7 +585,9 @@ def _ask_max_budget(
             attention_flops_per_pair,
             context,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_tpot_target,
             decode_weight_bytes,
             decoders,
@@ -581,7 +615,9 @@ def _solve_chunked_prefill(
     budget,
     context,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_tpot_target,
     decode_weight_bytes,
     decoders,
@@ -590,7 +626,7 @@ def _solve_chunked_prefill(
     peak_flops,
     prompt_tokens,
 ):
-    """chunked-prefill from attention_flops_per_pair, budget, context, decode_bandwidth, decode_kv_bytes_per_token, decode_tpot_target, decode_weight_bytes, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens (base units): achieved_flops, chunk, chunks, compute_time, decode_batch, decode_context, decode_step_bytes, decode_tpot, memory_time, step_time, tpot, ttft, crossover_budget, decode_throughput, decode_goodput."""
+    """chunked-prefill from attention_flops_per_pair, budget, context, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_tpot_target, decode_weight_bytes, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens (base units): achieved_flops, chunk, chunks, compute_time, decode_batch, decode_context, decode_step_bytes, decode_tpot, memory_time, step_time, tpot, ttft, crossover_budget, decode_throughput, decode_goodput."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 106: achieved_flops = mfu * peak_flops")
@@ -640,15 +676,18 @@ def _solve_chunked_prefill(
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 18: decode.context = context")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     memory_time = decode_tpot
     if not 0 < memory_time < math.inf:
         raise _outside(memory_time, 0.001, "memory_time", "ms", "positive", "line 110: memory_time = decode.tpot * 1[token]")
@@ -672,14 +711,14 @@ def _solve_chunked_prefill(
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
         achieved_flops,
         chunk,
@@ -703,7 +742,9 @@ def _boundary_max_budget(
     attention_flops_per_pair,
     context,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_tpot_target,
     decode_weight_bytes,
     decoders,
@@ -713,7 +754,7 @@ def _boundary_max_budget(
     prompt_tokens,
     tpot_target,
 ):
-    """chunked-prefill from attention_flops_per_pair, context, decode_bandwidth, decode_kv_bytes_per_token, decode_tpot_target, decode_weight_bytes, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens, tpot_target (base units): achieved_flops, decode_batch, decode_context, decode_step_bytes, decode_tpot, memory_time, crossover_budget, decode_throughput, decode_goodput, tpot, step_time, compute_time, budget, chunk, chunks, ttft."""
+    """chunked-prefill from attention_flops_per_pair, context, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_tpot_target, decode_weight_bytes, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens, tpot_target (base units): achieved_flops, decode_batch, decode_context, decode_step_bytes, decode_tpot, memory_time, crossover_budget, decode_throughput, decode_goodput, tpot, step_time, compute_time, budget, chunk, chunks, ttft."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 106: achieved_flops = mfu * peak_flops")
@@ -725,15 +766,18 @@ def _boundary_max_budget(
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 18: decode.context = context")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     memory_time = decode_tpot
     if not 0 < memory_time < math.inf:
         raise _outside(memory_time, 0.001, "memory_time", "ms", "positive", "line 110: memory_time = decode.tpot * 1[token]")
@@ -748,14 +792,14 @@ def _boundary_max_budget(
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     tpot = tpot_target
     if not 0 < tpot < math.inf:
         raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 119: tpot = tpot_target")

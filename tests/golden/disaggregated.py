@@ -155,6 +155,8 @@ class Solution:
     decode_weight_bytes: float  # [GB] bytes of weights read every decode step
     decode_kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
     decode_bandwidth: float  # [TB/s] HBM bandwidth
+    decode_bandwidth_efficiency: float  # [1] achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic
+    decode_step_overhead: float  # [ms] fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches
     decode_memory: float  # [GB] the GPU's memory, which must hold the weights and every sequence's KV cache
     decode_context: float  # [token] tokens of context per sequence
     decode_batch: float  # [1] sequences decoding together
@@ -183,6 +185,8 @@ def solve(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> Solution:
     """Solve Disaggregated prefill and decode, GPUs per phase forward from its inputs.
@@ -204,6 +208,8 @@ def solve(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -276,6 +282,12 @@ def solve(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -301,7 +313,9 @@ def solve(
         attention_flops_per_pair,
         batch_per_gpu,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -344,6 +358,8 @@ def solve(
         decode_weight_bytes=decode_weight_bytes / 8000000000,
         decode_kv_bytes_per_token=decode_kv_bytes_per_token / 8,
         decode_bandwidth=decode_bandwidth / 8000000000000,
+        decode_bandwidth_efficiency=decode_bandwidth_efficiency,
+        decode_step_overhead=decode_step_overhead * 1000,
         decode_memory=decode_memory / 8000000000,
         decode_context=decode_context,
         decode_batch=decode_batch,
@@ -372,6 +388,8 @@ def min_prefill_gpus_stable(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The fewest prefill GPUs whose queue is stable and meets the TTFT target: the limit of prefill_load <= 0.999 alone.
@@ -396,6 +414,8 @@ def min_prefill_gpus_stable(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -466,6 +486,12 @@ def min_prefill_gpus_stable(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -475,7 +501,9 @@ def min_prefill_gpus_stable(
         attention_flops_per_pair,
         batch_per_gpu,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -547,6 +575,8 @@ def min_prefill_gpus_latency(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The fewest prefill GPUs whose queue is stable and meets the TTFT target: the limit of prefill_ttft <= ttft_target alone.
@@ -571,6 +601,8 @@ def min_prefill_gpus_latency(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -641,6 +673,12 @@ def min_prefill_gpus_latency(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -650,7 +688,9 @@ def min_prefill_gpus_latency(
         attention_flops_per_pair,
         batch_per_gpu,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -723,6 +763,8 @@ def min_prefill_gpus(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The fewest prefill GPUs whose queue is stable and meets the TTFT target.
@@ -747,6 +789,8 @@ def min_prefill_gpus(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -817,6 +861,12 @@ def min_prefill_gpus(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -826,7 +876,9 @@ def min_prefill_gpus(
         attention_flops_per_pair,
         batch_per_gpu,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -899,6 +951,8 @@ def max_batch_per_gpu_latency(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The largest decode batch that meets the TPOT target and fits in the GPU's memory (fewest decode GPUs): the limit of decode.tpot <= tpot_target alone.
@@ -923,6 +977,8 @@ def max_batch_per_gpu_latency(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -993,6 +1049,12 @@ def max_batch_per_gpu_latency(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -1001,7 +1063,9 @@ def max_batch_per_gpu_latency(
         arrival_rate,
         attention_flops_per_pair,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -1074,6 +1138,8 @@ def max_batch_per_gpu_memory(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The largest decode batch that meets the TPOT target and fits in the GPU's memory (fewest decode GPUs): the limit of decode.step_bytes <= decode.memory alone.
@@ -1098,6 +1164,8 @@ def max_batch_per_gpu_memory(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -1168,6 +1236,12 @@ def max_batch_per_gpu_memory(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -1176,8 +1250,10 @@ def max_batch_per_gpu_memory(
         arrival_rate,
         attention_flops_per_pair,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
         decode_memory,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -1250,6 +1326,8 @@ def max_batch_per_gpu(
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
 ) -> int:
     """The largest decode batch that meets the TPOT target and fits in the GPU's memory (fewest decode GPUs).
@@ -1274,6 +1352,8 @@ def max_batch_per_gpu(
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
 
     Returns:
@@ -1344,6 +1424,12 @@ def max_batch_per_gpu(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -1352,8 +1438,10 @@ def max_batch_per_gpu(
         arrival_rate,
         attention_flops_per_pair,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_kv_bytes_per_token,
         decode_memory,
+        decode_step_overhead,
         decode_weight_bytes,
         linear_flops_per_token,
         mfu,
@@ -1414,7 +1502,9 @@ def _ask_min_prefill_gpus_stable(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1432,7 +1522,9 @@ def _ask_min_prefill_gpus_stable(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1459,7 +1551,9 @@ def _ask_min_prefill_gpus_stable(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1486,7 +1580,9 @@ def _ask_min_prefill_gpus_latency(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1505,7 +1601,9 @@ def _ask_min_prefill_gpus_latency(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1532,7 +1630,9 @@ def _ask_min_prefill_gpus_latency(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1560,7 +1660,9 @@ def _ask_min_prefill_gpus(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1580,7 +1682,9 @@ def _ask_min_prefill_gpus(
                 attention_flops_per_pair,
                 batch_per_gpu,
                 decode_bandwidth,
+                decode_bandwidth_efficiency,
                 decode_kv_bytes_per_token,
+                decode_step_overhead,
                 decode_weight_bytes,
                 linear_flops_per_token,
                 mfu,
@@ -1598,8 +1702,8 @@ def _ask_min_prefill_gpus(
 
     limits = []
     for label, part in [
-        ("stable", lambda: _ask_min_prefill_gpus_stable(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, titles)),
-        ("latency", lambda: _ask_min_prefill_gpus_latency(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target, titles)),
+        ("stable", lambda: _ask_min_prefill_gpus_stable(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, titles)),
+        ("latency", lambda: _ask_min_prefill_gpus_latency(arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target, titles)),
     ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
@@ -1624,7 +1728,9 @@ def _ask_max_batch_per_gpu_latency(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1643,7 +1749,9 @@ def _ask_max_batch_per_gpu_latency(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1669,7 +1777,9 @@ def _ask_max_batch_per_gpu_latency(
             arrival_rate,
             attention_flops_per_pair,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1696,8 +1806,10 @@ def _ask_max_batch_per_gpu_memory(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
     decode_memory,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1716,7 +1828,9 @@ def _ask_max_batch_per_gpu_memory(
             attention_flops_per_pair,
             batch_per_gpu,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1742,8 +1856,10 @@ def _ask_max_batch_per_gpu_memory(
             arrival_rate,
             attention_flops_per_pair,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_kv_bytes_per_token,
             decode_memory,
+            decode_step_overhead,
             decode_weight_bytes,
             linear_flops_per_token,
             mfu,
@@ -1770,8 +1886,10 @@ def _ask_max_batch_per_gpu(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
     decode_memory,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1791,7 +1909,9 @@ def _ask_max_batch_per_gpu(
                 attention_flops_per_pair,
                 batch_per_gpu,
                 decode_bandwidth,
+                decode_bandwidth_efficiency,
                 decode_kv_bytes_per_token,
+                decode_step_overhead,
                 decode_weight_bytes,
                 linear_flops_per_token,
                 mfu,
@@ -1809,8 +1929,8 @@ def _ask_max_batch_per_gpu(
 
     limits = []
     for label, part in [
-        ("latency", lambda: _ask_max_batch_per_gpu_latency(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
-        ("memory", lambda: _ask_max_batch_per_gpu_memory(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_memory, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
+        ("latency", lambda: _ask_max_batch_per_gpu_latency(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
+        ("memory", lambda: _ask_max_batch_per_gpu_memory(arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_memory, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
     ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
@@ -1836,7 +1956,9 @@ def _solve_disaggregated(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1846,7 +1968,7 @@ def _solve_disaggregated(
     prompt_tokens,
     tpot_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_tpot_target, decode_goodput."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_tpot_target, decode_goodput."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -1902,23 +2024,26 @@ def _solve_disaggregated(
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1935,7 +2060,7 @@ def _solve_disaggregated(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
         achieved_flops,
         prefill_time,
@@ -1960,7 +2085,9 @@ def _boundary_min_prefill_gpus_stable(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -1969,7 +2096,7 @@ def _boundary_min_prefill_gpus_stable(
     prompt_tokens,
     tpot_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_load, prefill_gpus, prefill_ttft, total_gpus."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_load, prefill_gpus, prefill_ttft, total_gpus."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -2009,23 +2136,26 @@ def _boundary_min_prefill_gpus_stable(
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -2039,7 +2169,7 @@ def _boundary_min_prefill_gpus_stable(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     prefill_load = 0.999
     if not -math.inf < prefill_load < math.inf:
         raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 129: prefill_load = 0.999")
@@ -2087,7 +2217,9 @@ def _boundary_min_prefill_gpus_latency(
     attention_flops_per_pair,
     batch_per_gpu,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -2097,7 +2229,7 @@ def _boundary_min_prefill_gpus_latency(
     tpot_target,
     ttft_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_ttft, prefill_load, prefill_gpus, total_gpus."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_ttft, prefill_load, prefill_gpus, total_gpus."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -2137,23 +2269,26 @@ def _boundary_min_prefill_gpus_latency(
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -2167,7 +2302,7 @@ def _boundary_min_prefill_gpus_latency(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     prefill_ttft = ttft_target
     if not -math.inf < prefill_ttft < math.inf:
         raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 129: prefill_ttft = ttft_target")
@@ -2214,7 +2349,9 @@ def _boundary_max_batch_per_gpu_latency(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -2224,7 +2361,7 @@ def _boundary_max_batch_per_gpu_latency(
     prompt_tokens,
     tpot_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -2282,24 +2419,27 @@ def _boundary_max_batch_per_gpu_latency(
     if not 0 < decode_tpot < math.inf:
         raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 138: decode.tpot = tpot_target")
     _options = []
-    _options.append((decode_bandwidth * decode_tpot,))
-    (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+    _options.append((decode_bandwidth * decode_bandwidth_efficiency * decode_tpot - decode_step_overhead * decode_bandwidth * decode_bandwidth_efficiency,))
+    (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     _options = []
     try:
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -2313,7 +2453,7 @@ def _boundary_max_batch_per_gpu_latency(
         raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 126: total_gpus = prefill_gpus + decode_gpus")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     batch_per_gpu = decode_batch
     if not 1 <= batch_per_gpu < math.inf:
         raise _outside(batch_per_gpu, 1, "batch_per_gpu", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")
@@ -2341,8 +2481,10 @@ def _boundary_max_batch_per_gpu_memory(
     arrival_rate,
     attention_flops_per_pair,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_kv_bytes_per_token,
     decode_memory,
+    decode_step_overhead,
     decode_weight_bytes,
     linear_flops_per_token,
     mfu,
@@ -2352,7 +2494,7 @@ def _boundary_max_batch_per_gpu_memory(
     prompt_tokens,
     tpot_target,
 ):
-    """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_kv_bytes_per_token, decode_memory, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
+    """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_memory, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
         raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
@@ -2414,23 +2556,26 @@ def _boundary_max_batch_per_gpu_memory(
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -2444,7 +2589,7 @@ def _boundary_max_batch_per_gpu_memory(
         raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 126: total_gpus = prefill_gpus + decode_gpus")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     batch_per_gpu = decode_batch
     if not 1 <= batch_per_gpu < math.inf:
         raise _outside(batch_per_gpu, 1, "batch_per_gpu", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")

@@ -119,7 +119,7 @@ class SortedRow(NamedTuple):
     short_done: float  # [token] prev.short_done + short_chunk
     long_chunk: float  # [token] min(budget - short_chunk, long_prompt - prev.long_done)
     long_done: float  # [token] prev.long_done + long_chunk
-    step_time: float  # [ms] (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops
+    step_time: float  # [ms] (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops + step_overhead
     clock: float  # [s] prev.clock + step_time
     long_first_token: float  # [s] if(long_done >= long_prompt and prev.long_done < long_prompt, clock, 0)
     short_first_tokens: float  # [s] (floor(short_done / short_prompt) - floor(prev.short_done / short_prompt)) * clock
@@ -132,7 +132,8 @@ class Solution:
     linear_flops_per_token: float  # [FLOP/token] linear-layer FLOPs per token (2 per parameter)
     attention_flops_per_pair: float  # [FLOP/token^2] attention FLOPs per (query, key) token pair
     peak_flops: float  # [TFLOP/s] dense BF16 peak
-    mfu: float  # [1] fraction of peak FLOP/s a step achieves
+    mfu: float  # [1] fraction of peak FLOP/s a step achieves (0 to 1; the card assumes 50 %)
+    step_overhead: float  # [ms] fixed time per step (0: the ideal roofline); absorbs the scheduler and kernel launches
     budget: float  # [token] tokens scheduled per step
     long_prompt: float  # [token] the long prompt, first in line
     short_prompt: float  # [token] each short prompt
@@ -160,6 +161,7 @@ def solve(
     attention_flops_per_pair: float | None = None,
     peak_flops: float | None = None,
     mfu: float = 0.5,
+    step_overhead: float = 0,
     budget: float = 8192,
     long_prompt: float = 32768,
     short_prompt: float = 500,
@@ -173,7 +175,8 @@ def solve(
         linear_flops_per_token: linear-layer FLOPs per token (2 per parameter) [FLOP/token]. None: llm.linear_flops_per_token.
         attention_flops_per_pair: attention FLOPs per (query, key) token pair [FLOP/token^2]. None: llm.attention_flops_per_pair.
         peak_flops: dense BF16 peak [TFLOP/s]. None: gpu.flops_bf16.
-        mfu: fraction of peak FLOP/s a step achieves [1].
+        mfu: fraction of peak FLOP/s a step achieves (0 to 1; the card assumes 50 %) [1].
+        step_overhead: fixed time per step (0: the ideal roofline); absorbs the scheduler and kernel launches [ms].
         budget: tokens scheduled per step [token].
         long_prompt: the long prompt, first in line [token].
         short_prompt: each short prompt [token].
@@ -212,6 +215,9 @@ def solve(
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     budget = _number(budget, "budget", "token")
     if not budget > 0:
         _require(budget, budget, "given", "budget", "token", False, "positive", ("positive", None, None))
@@ -238,12 +244,13 @@ def solve(
         sorted_mean_ttft,
         rows_fcfs,
         rows_sorted,
-    ) = _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token, long_prompt, mfu, peak_flops, short_count, short_prompt)
+    ) = _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token, long_prompt, mfu, peak_flops, short_count, short_prompt, step_overhead)
     return Solution(
         linear_flops_per_token=linear_flops_per_token,
         attention_flops_per_pair=attention_flops_per_pair,
         peak_flops=peak_flops / 1000000000000,
         mfu=mfu,
+        step_overhead=step_overhead * 1000,
         budget=budget,
         long_prompt=long_prompt,
         short_prompt=short_prompt,
@@ -274,22 +281,22 @@ def _records_sorted(rows):
     return tuple(SortedRow(_r[0], _r[1], _r[2], _r[3], _r[4] * 1000, _r[5], _r[6], _r[7]) for _r in rows)
 
 
-def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token, long_prompt, mfu, peak_flops, short_count, short_prompt):
-    """hol-blocking from attention_flops_per_pair, budget, linear_flops_per_token, long_prompt, mfu, peak_flops, short_count, short_prompt (base units): achieved_flops, short_tokens, steps, steps_before_short, fcfs_short_ttft, fcfs_long_ttft, sorted_short_ttft, sorted_long_ttft, long_delay, fcfs_mean_ttft, sorted_mean_ttft, then each table's rows."""
+def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token, long_prompt, mfu, peak_flops, short_count, short_prompt, step_overhead):
+    """hol-blocking from attention_flops_per_pair, budget, linear_flops_per_token, long_prompt, mfu, peak_flops, short_count, short_prompt, step_overhead (base units): achieved_flops, short_tokens, steps, steps_before_short, fcfs_short_ttft, fcfs_long_ttft, sorted_short_ttft, sorted_long_ttft, long_delay, fcfs_mean_ttft, sorted_mean_ttft, then each table's rows."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 173: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 179: achieved_flops = mfu * peak_flops")
     short_tokens = short_count * short_prompt
     if not 0 < short_tokens < math.inf:
-        raise _outside(short_tokens, 1, "short_tokens", "token", "positive", "line 174: short_tokens = short_count * short_prompt")
+        raise _outside(short_tokens, 1, "short_tokens", "token", "positive", "line 180: short_tokens = short_count * short_prompt")
     try:
         steps = math.ceil((long_prompt + short_tokens) / budget)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "steps", "line 175: steps = ceil((long_prompt + short_tokens) / budget)") from None
+        raise _failed(e, "steps", "line 181: steps = ceil((long_prompt + short_tokens) / budget)") from None
     if not 0 < steps < math.inf:
-        raise _outside(steps, 1, "steps", "", "positive integer", "line 175: steps = ceil((long_prompt + short_tokens) / budget)")
+        raise _outside(steps, 1, "steps", "", "positive integer", "line 181: steps = ceil((long_prompt + short_tokens) / budget)")
     if budget == 0:
-        raise ChainError("division by zero in line 175: steps = ceil((long_prompt + short_tokens) / budget)", "the divisor budget is 0 here")
+        raise ChainError("division by zero in line 181: steps = ceil((long_prompt + short_tokens) / budget)", "the divisor budget is 0 here")
     try:
         count_fcfs = _rows(steps, "fcfs", "steps", 1000)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -304,9 +311,10 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
         fcfs_short_chunk = min(budget - fcfs_long_chunk, short_tokens - fcfs_prev_short_done)
         fcfs_short_done = fcfs_prev_short_done + fcfs_short_chunk
         try:
-            _t2 = attention_flops_per_pair * (fcfs_long_chunk * fcfs_prev_long_done + fcfs_long_chunk * (1 + fcfs_long_chunk) / 2 + fcfs_short_chunk * (1 + short_prompt) / 2)
-            _t1 = _t2 + linear_flops_per_token * (fcfs_long_chunk + fcfs_short_chunk)
-            fcfs_step_time = _t1 / achieved_flops
+            _t3 = attention_flops_per_pair * (fcfs_long_chunk * fcfs_prev_long_done + fcfs_long_chunk * (1 + fcfs_long_chunk) / 2 + fcfs_short_chunk * (1 + short_prompt) / 2)
+            _t2 = _t3 + linear_flops_per_token * (fcfs_long_chunk + fcfs_short_chunk)
+            _t1 = _t2 / achieved_flops
+            fcfs_step_time = step_overhead + _t1
             if achieved_flops == 0:
                 raise ZeroDivisionError
         except (ArithmeticError, ValueError, TypeError) as e:
@@ -314,7 +322,7 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
                 e,
                 fcfs_i,
                 "step_time",
-                "step_time = (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops",
+                "step_time = (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops + step_overhead",
             ) from None  # fmt: skip
         fcfs_clock = fcfs_prev_clock + fcfs_step_time
         fcfs_long_first_token = fcfs_clock if fcfs_long_done >= long_prompt and fcfs_prev_long_done < long_prompt else 0
@@ -334,18 +342,18 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
     sum_fcfs_short_waiting = _aggregate("sum", [_r[8] for _r in rows_fcfs], "sum(fcfs.short_waiting)")
     steps_before_short = sum_fcfs_short_waiting
     if not 0 < steps_before_short < math.inf:
-        raise _outside(steps_before_short, 1, "steps_before_short", "", "positive integer", "line 176: steps_before_short = sum(fcfs.short_waiting)")
+        raise _outside(steps_before_short, 1, "steps_before_short", "", "positive integer", "line 182: steps_before_short = sum(fcfs.short_waiting)")
     try:
         fcfs_short_ttft = sum_fcfs_short_first_tokens / short_count
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "fcfs_short_ttft", "line 177: fcfs_short_ttft = sum(fcfs.short_first_tokens) / short_count") from None
+        raise _failed(e, "fcfs_short_ttft", "line 183: fcfs_short_ttft = sum(fcfs.short_first_tokens) / short_count") from None
     if not 0 < fcfs_short_ttft < math.inf:
-        raise _outside(fcfs_short_ttft, 1, "fcfs_short_ttft", "s", "positive", "line 177: fcfs_short_ttft = sum(fcfs.short_first_tokens) / short_count")
+        raise _outside(fcfs_short_ttft, 1, "fcfs_short_ttft", "s", "positive", "line 183: fcfs_short_ttft = sum(fcfs.short_first_tokens) / short_count")
     if short_count == 0:
-        raise ChainError("division by zero in line 177: fcfs_short_ttft = sum(fcfs.short_first_tokens) / short_count", "the divisor short_count is 0 here")
+        raise ChainError("division by zero in line 183: fcfs_short_ttft = sum(fcfs.short_first_tokens) / short_count", "the divisor short_count is 0 here")
     fcfs_long_ttft = sum_fcfs_long_first_token
     if not 0 < fcfs_long_ttft < math.inf:
-        raise _outside(fcfs_long_ttft, 1, "fcfs_long_ttft", "s", "positive", "line 178: fcfs_long_ttft = sum(fcfs.long_first_token)")
+        raise _outside(fcfs_long_ttft, 1, "fcfs_long_ttft", "s", "positive", "line 184: fcfs_long_ttft = sum(fcfs.long_first_token)")
     try:
         count_sorted = _rows(steps, "sorted", "steps", 1000)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -360,9 +368,10 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
         sorted_long_chunk = min(budget - sorted_short_chunk, long_prompt - sorted_prev_long_done)
         sorted_long_done = sorted_long_chunk + sorted_prev_long_done
         try:
-            _t4 = attention_flops_per_pair * (sorted_long_chunk * sorted_prev_long_done + sorted_long_chunk * (1 + sorted_long_chunk) / 2 + sorted_short_chunk * (1 + short_prompt) / 2)
-            _t3 = _t4 + linear_flops_per_token * (sorted_long_chunk + sorted_short_chunk)
-            sorted_step_time = _t3 / achieved_flops
+            _t6 = attention_flops_per_pair * (sorted_long_chunk * sorted_prev_long_done + sorted_long_chunk * (1 + sorted_long_chunk) / 2 + sorted_short_chunk * (1 + short_prompt) / 2)
+            _t5 = _t6 + linear_flops_per_token * (sorted_long_chunk + sorted_short_chunk)
+            _t4 = _t5 / achieved_flops
+            sorted_step_time = step_overhead + _t4
             if achieved_flops == 0:
                 raise ZeroDivisionError
         except (ArithmeticError, ValueError, TypeError) as e:
@@ -370,7 +379,7 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
                 e,
                 sorted_i,
                 "step_time",
-                "step_time = (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops",
+                "step_time = (linear_flops_per_token * (long_chunk + short_chunk) + attention_flops_per_pair * (long_chunk * (long_chunk + 1[token]) / 2 + long_chunk * prev.long_done + short_chunk * (short_prompt + 1[token]) / 2)) / achieved_flops + step_overhead",
             ) from None  # fmt: skip
         sorted_clock = sorted_prev_clock + sorted_step_time
         sorted_long_first_token = sorted_clock if long_prompt <= sorted_long_done and long_prompt > sorted_prev_long_done else 0
@@ -389,33 +398,33 @@ def _solve_hol_blocking(attention_flops_per_pair, budget, linear_flops_per_token
     try:
         sorted_short_ttft = sum_sorted_short_first_tokens / short_count
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "sorted_short_ttft", "line 179: sorted_short_ttft = sum(sorted.short_first_tokens) / short_count") from None
+        raise _failed(e, "sorted_short_ttft", "line 185: sorted_short_ttft = sum(sorted.short_first_tokens) / short_count") from None
     if not 0 < sorted_short_ttft < math.inf:
-        raise _outside(sorted_short_ttft, 1, "sorted_short_ttft", "s", "positive", "line 179: sorted_short_ttft = sum(sorted.short_first_tokens) / short_count")
+        raise _outside(sorted_short_ttft, 1, "sorted_short_ttft", "s", "positive", "line 185: sorted_short_ttft = sum(sorted.short_first_tokens) / short_count")
     if short_count == 0:
-        raise ChainError("division by zero in line 179: sorted_short_ttft = sum(sorted.short_first_tokens) / short_count", "the divisor short_count is 0 here")
+        raise ChainError("division by zero in line 185: sorted_short_ttft = sum(sorted.short_first_tokens) / short_count", "the divisor short_count is 0 here")
     sorted_long_ttft = sum_sorted_long_first_token
     if not 0 < sorted_long_ttft < math.inf:
-        raise _outside(sorted_long_ttft, 1, "sorted_long_ttft", "s", "positive", "line 180: sorted_long_ttft = sum(sorted.long_first_token)")
+        raise _outside(sorted_long_ttft, 1, "sorted_long_ttft", "s", "positive", "line 186: sorted_long_ttft = sum(sorted.long_first_token)")
     long_delay = sorted_long_ttft - fcfs_long_ttft
     if not -math.inf < long_delay < math.inf:
-        raise _outside(long_delay, 1, "long_delay", "s", "real", "line 181: long_delay = sorted_long_ttft - fcfs_long_ttft")
+        raise _outside(long_delay, 1, "long_delay", "s", "real", "line 187: long_delay = sorted_long_ttft - fcfs_long_ttft")
     try:
         fcfs_mean_ttft = (fcfs_long_ttft + fcfs_short_ttft * short_count) / (1 + short_count)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "fcfs_mean_ttft", "line 182: fcfs_mean_ttft = (fcfs_long_ttft + short_count * fcfs_short_ttft) / (short_count + 1)") from None
+        raise _failed(e, "fcfs_mean_ttft", "line 188: fcfs_mean_ttft = (fcfs_long_ttft + short_count * fcfs_short_ttft) / (short_count + 1)") from None
     if not 0 < fcfs_mean_ttft < math.inf:
-        raise _outside(fcfs_mean_ttft, 1, "fcfs_mean_ttft", "s", "positive", "line 182: fcfs_mean_ttft = (fcfs_long_ttft + short_count * fcfs_short_ttft) / (short_count + 1)")
+        raise _outside(fcfs_mean_ttft, 1, "fcfs_mean_ttft", "s", "positive", "line 188: fcfs_mean_ttft = (fcfs_long_ttft + short_count * fcfs_short_ttft) / (short_count + 1)")
     if 1 + short_count == 0:
-        raise ChainError("division by zero in line 182: fcfs_mean_ttft = (fcfs_long_ttft + short_count * fcfs_short_ttft) / (short_count + 1)", "the divisor short_count + 1 is 0 here")
+        raise ChainError("division by zero in line 188: fcfs_mean_ttft = (fcfs_long_ttft + short_count * fcfs_short_ttft) / (short_count + 1)", "the divisor short_count + 1 is 0 here")
     try:
         sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (1 + short_count)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "sorted_mean_ttft", "line 183: sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (short_count + 1)") from None
+        raise _failed(e, "sorted_mean_ttft", "line 189: sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (short_count + 1)") from None
     if not 0 < sorted_mean_ttft < math.inf:
-        raise _outside(sorted_mean_ttft, 1, "sorted_mean_ttft", "s", "positive", "line 183: sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (short_count + 1)")
+        raise _outside(sorted_mean_ttft, 1, "sorted_mean_ttft", "s", "positive", "line 189: sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (short_count + 1)")
     if 1 + short_count == 0:
-        raise ChainError("division by zero in line 183: sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (short_count + 1)", "the divisor short_count + 1 is 0 here")
+        raise ChainError("division by zero in line 189: sorted_mean_ttft = (sorted_long_ttft + short_count * sorted_short_ttft) / (short_count + 1)", "the divisor short_count + 1 is 0 here")
     return (
         achieved_flops,
         short_tokens,

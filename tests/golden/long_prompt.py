@@ -138,7 +138,8 @@ class Solution:
     linear_flops_per_token: float  # [FLOP/token] linear-layer FLOPs per token (2 per parameter)
     attention_flops_per_pair: float  # [FLOP/token^2] attention FLOPs per (query, key) token pair
     peak_flops: float  # [TFLOP/s] dense BF16 peak
-    mfu: float  # [1] fraction of peak FLOP/s a step achieves
+    mfu: float  # [1] fraction of peak FLOP/s a step achieves (0 to 1; the card assumes 50 %)
+    step_overhead: float  # [ms] fixed time per step (0: the ideal roofline); absorbs the scheduler and kernel launches
     budget: float  # [token] tokens scheduled per step (max_num_batched_tokens)
     decoders: float  # [1] running sequences, each taking one token of every step's budget
     prompt_tokens: float  # [token] the long prompt
@@ -163,6 +164,7 @@ def solve(
     attention_flops_per_pair: float | None = None,
     peak_flops: float | None = None,
     mfu: float = 0.5,
+    step_overhead: float = 0,
     budget: float = 8192,
     decoders: float = 64,
     prompt_tokens: float = 100000,
@@ -176,7 +178,8 @@ def solve(
         linear_flops_per_token: linear-layer FLOPs per token (2 per parameter) [FLOP/token]. None: llm.linear_flops_per_token.
         attention_flops_per_pair: attention FLOPs per (query, key) token pair [FLOP/token^2]. None: llm.attention_flops_per_pair.
         peak_flops: dense BF16 peak [TFLOP/s]. None: gpu.flops_bf16.
-        mfu: fraction of peak FLOP/s a step achieves [1].
+        mfu: fraction of peak FLOP/s a step achieves (0 to 1; the card assumes 50 %) [1].
+        step_overhead: fixed time per step (0: the ideal roofline); absorbs the scheduler and kernel launches [ms].
         budget: tokens scheduled per step (max_num_batched_tokens) [token].
         decoders: running sequences, each taking one token of every step's budget [1].
         prompt_tokens: the long prompt [token].
@@ -201,7 +204,7 @@ def solve(
     except (KeyError, TypeError):
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "linear_flops_per_token")) from None
     decode_values = _defaults_goodput(gpu, llm)
-    decode_tpot_ = decode_values[8]
+    decode_tpot_ = decode_values[10]
     _what = "default" if linear_flops_per_token is None else "given"
     linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
     if not linear_flops_per_token > 0:
@@ -217,6 +220,9 @@ def solve(
     mfu = _number(mfu, "mfu")
     if not (mfu > 0 and mfu <= 1):
         _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     budget = _number(budget, "budget", "token")
     if not budget > 0:
         _require(budget, budget, "given", "budget", "token", False, "positive", ("positive", None, None))
@@ -238,12 +244,14 @@ def solve(
         mfu,
         peak_flops,
         prompt_tokens,
+        step_overhead,
     )
     return Solution(
         linear_flops_per_token=linear_flops_per_token,
         attention_flops_per_pair=attention_flops_per_pair,
         peak_flops=peak_flops / 1000000000000,
         mfu=mfu,
+        step_overhead=step_overhead * 1000,
         budget=budget,
         decoders=decoders,
         prompt_tokens=prompt_tokens,
@@ -284,6 +292,12 @@ def _defaults_goodput(gpu, llm):
     bandwidth = gpu_memory_bandwidth
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, "default", "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = 1
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "default", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = 0
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "default", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     memory = gpu_memory
     if not memory > 0:
         _require(memory, memory / 8000000000, "default", "memory", "GB", False, "positive", ("positive", None, None))
@@ -296,8 +310,8 @@ def _defaults_goodput(gpu, llm):
     tpot_target = 0.01
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "default", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
-    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
-    return (weight_bytes, kv_bytes_per_token, bandwidth, memory, context, batch, tpot_target, step_bytes, tpot, throughput, goodput)
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
+    return (weight_bytes, kv_bytes_per_token, bandwidth, bandwidth_efficiency, step_overhead, memory, context, batch, tpot_target, step_bytes, tpot, throughput, goodput)
 
 
 def _records_steps(rows):
@@ -305,76 +319,76 @@ def _records_steps(rows):
     return tuple(StepsRow(_r[0], _r[1], _r[2] * 1000, _r[3] * 1000, _r[4] * 1000, _r[5]) for _r in rows)
 
 
-def _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes):
-    """goodput from bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes (base units): step_bytes, tpot, throughput, goodput."""
+def _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes):
+    """goodput from bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes (base units): step_bytes, tpot, throughput, goodput."""
     step_bytes = weight_bytes + batch * context * kv_bytes_per_token
     if not 0 < step_bytes < math.inf:
-        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        tpot = step_bytes / bandwidth
+        tpot = step_overhead + step_bytes / (bandwidth * bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if bandwidth * bandwidth_efficiency == 0:
+        raise ChainError("division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]", "the divisor bandwidth * bandwidth_efficiency is 0 here")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
-        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
-        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (step_bytes, tpot, throughput, goodput)
 
 
-def _solve_long_prompt(attention_flops_per_pair, budget, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens):
-    """long-prompt from attention_flops_per_pair, budget, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens (base units): achieved_flops, chunk, chunks, first_linear, first_attention, first_step, attention_growth, prefill_time, worst_itl, then each table's rows."""
+def _solve_long_prompt(attention_flops_per_pair, budget, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens, step_overhead):
+    """long-prompt from attention_flops_per_pair, budget, decoders, linear_flops_per_token, mfu, peak_flops, prompt_tokens, step_overhead (base units): achieved_flops, chunk, chunks, first_linear, first_attention, first_step, attention_growth, prefill_time, worst_itl, then each table's rows."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 127: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 133: achieved_flops = mfu * peak_flops")
     chunk = budget - decoders
     if not 0 < chunk < math.inf:
-        raise _outside(chunk, 1, "chunk", "token", "positive", "line 128: chunk = budget - decoders * 1[token]")
+        raise _outside(chunk, 1, "chunk", "token", "positive", "line 134: chunk = budget - decoders * 1[token]")
     try:
         chunks = math.ceil(prompt_tokens / chunk)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "chunks", "line 130: chunks = ceil(prompt_tokens / chunk)") from None
+        raise _failed(e, "chunks", "line 136: chunks = ceil(prompt_tokens / chunk)") from None
     if not 0 < chunks < math.inf:
-        raise _outside(chunks, 1, "chunks", "", "positive integer", "line 130: chunks = ceil(prompt_tokens / chunk)")
+        raise _outside(chunks, 1, "chunks", "", "positive integer", "line 136: chunks = ceil(prompt_tokens / chunk)")
     if chunk == 0:
-        raise ChainError("division by zero in line 130: chunks = ceil(prompt_tokens / chunk)", "the divisor chunk is 0 here")
+        raise ChainError("division by zero in line 136: chunks = ceil(prompt_tokens / chunk)", "the divisor chunk is 0 here")
     try:
         first_linear = budget * linear_flops_per_token / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "first_linear", "line 131: first_linear = linear_flops_per_token * budget / achieved_flops") from None
+        raise _failed(e, "first_linear", "line 137: first_linear = linear_flops_per_token * budget / achieved_flops") from None
     if not 0 < first_linear < math.inf:
-        raise _outside(first_linear, 0.001, "first_linear", "ms", "positive", "line 131: first_linear = linear_flops_per_token * budget / achieved_flops")
+        raise _outside(first_linear, 0.001, "first_linear", "ms", "positive", "line 137: first_linear = linear_flops_per_token * budget / achieved_flops")
     if achieved_flops == 0:
-        raise ChainError("division by zero in line 131: first_linear = linear_flops_per_token * budget / achieved_flops", "the divisor achieved_flops is 0 here")
+        raise ChainError("division by zero in line 137: first_linear = linear_flops_per_token * budget / achieved_flops", "the divisor achieved_flops is 0 here")
     try:
         first_attention = attention_flops_per_pair * chunk * (1 + chunk) / (2 * achieved_flops)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "first_attention", "line 132: first_attention = attention_flops_per_pair * chunk * (chunk + 1[token]) / 2 / achieved_flops") from None
+        raise _failed(e, "first_attention", "line 138: first_attention = attention_flops_per_pair * chunk * (chunk + 1[token]) / 2 / achieved_flops") from None
     if not 0 < first_attention < math.inf:
-        raise _outside(first_attention, 0.001, "first_attention", "ms", "positive", "line 132: first_attention = attention_flops_per_pair * chunk * (chunk + 1[token]) / 2 / achieved_flops")
+        raise _outside(first_attention, 0.001, "first_attention", "ms", "positive", "line 138: first_attention = attention_flops_per_pair * chunk * (chunk + 1[token]) / 2 / achieved_flops")
     if achieved_flops == 0:
-        raise ChainError("division by zero in line 132: first_attention = attention_flops_per_pair * chunk * (chunk + 1[token]) / 2 / achieved_flops", "the divisor achieved_flops is 0 here")
-    first_step = first_attention + first_linear
+        raise ChainError("division by zero in line 138: first_attention = attention_flops_per_pair * chunk * (chunk + 1[token]) / 2 / achieved_flops", "the divisor achieved_flops is 0 here")
+    first_step = step_overhead + first_attention + first_linear
     if not 0 < first_step < math.inf:
-        raise _outside(first_step, 0.001, "first_step", "ms", "positive", "line 133: first_step = first_linear + first_attention")
+        raise _outside(first_step, 0.001, "first_step", "ms", "positive", "line 139: first_step = first_linear + first_attention + step_overhead")
     try:
         attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "attention_growth", "line 134: attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops") from None
+        raise _failed(e, "attention_growth", "line 140: attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops") from None
     if not 0 < attention_growth < math.inf:
-        raise _outside(attention_growth, 0.001, "attention_growth", "ms", "positive", "line 134: attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops")
+        raise _outside(attention_growth, 0.001, "attention_growth", "ms", "positive", "line 140: attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops")
     if achieved_flops == 0:
-        raise ChainError("division by zero in line 134: attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops", "the divisor achieved_flops is 0 here")
+        raise ChainError("division by zero in line 140: attention_growth = attention_flops_per_pair * chunk**2 / achieved_flops", "the divisor achieved_flops is 0 here")
     try:
         count_steps = _rows(chunks, "steps", "chunks", 200)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -397,7 +411,7 @@ def _solve_long_prompt(attention_flops_per_pair, budget, decoders, linear_flops_
                 raise ZeroDivisionError
         except (ArithmeticError, ValueError, TypeError) as e:
             raise _failed_row(e, steps_i, "attention", "attention = attention_flops_per_pair * (prefill * (prefill + 1[token]) / 2 + prefill * prev.done) / achieved_flops") from None
-        steps_step_time = steps_attention + steps_linear
+        steps_step_time = steps_attention + steps_linear + step_overhead
         steps_clock = steps_prev_clock + steps_step_time
         rows_steps.append((steps_prefill, steps_done, steps_linear, steps_attention, steps_step_time, steps_clock))
         steps_prev_done = steps_done
@@ -406,10 +420,10 @@ def _solve_long_prompt(attention_flops_per_pair, budget, decoders, linear_flops_
     max_steps_step_time = _aggregate("max", [_r[4] for _r in rows_steps], "max(steps.step_time)")
     prefill_time = last_steps_clock
     if not 0 < prefill_time < math.inf:
-        raise _outside(prefill_time, 1, "prefill_time", "s", "positive", "line 135: prefill_time = last(steps.clock)")
+        raise _outside(prefill_time, 1, "prefill_time", "s", "positive", "line 141: prefill_time = last(steps.clock)")
     worst_itl = max_steps_step_time
     if not 0 < worst_itl < math.inf:
-        raise _outside(worst_itl, 0.001, "worst_itl", "ms", "positive", "line 136: worst_itl = max(steps.step_time)")
+        raise _outside(worst_itl, 0.001, "worst_itl", "ms", "positive", "line 142: worst_itl = max(steps.step_time)")
     return (achieved_flops, chunk, chunks, first_linear, first_attention, first_step, attention_growth, prefill_time, worst_itl, rows_steps)
 
 

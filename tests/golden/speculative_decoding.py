@@ -153,7 +153,7 @@ def solve(*, gpu: str = GPU, llm: str = LLM, acceptance: float = 0.75, draft_tok
     if llm not in LLMS:
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm)
     decode_values = _defaults_goodput(gpu, llm)
-    decode_tpot = decode_values[8]
+    decode_tpot = decode_values[10]
     acceptance = _number(acceptance, "acceptance")
     if not (acceptance >= 0 and acceptance <= 1):
         _require(acceptance, acceptance, "given", "acceptance", "", False, "nonnegative, at least 0, at most 1", ("nonnegative", 0, 1))
@@ -212,7 +212,7 @@ def needed_acceptance(*, gpu: str = GPU, llm: str = LLM, draft_tokens: float = 7
     if llm not in LLMS:
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm)
     decode_values = _defaults_goodput(gpu, llm)
-    decode_tpot = decode_values[8]
+    decode_tpot = decode_values[10]
     draft_tokens = _number(draft_tokens, "draft_tokens")
     if not (draft_tokens % 1 == 0 and draft_tokens >= 1 and draft_tokens <= 64):
         _require(draft_tokens, draft_tokens, "given", "draft_tokens", "", True, "positive integer, at least 1, at most 64", ("positive", 1, 64))
@@ -258,7 +258,7 @@ def fewest_draft_tokens(*, gpu: str = GPU, llm: str = LLM, acceptance: float = 0
     if llm not in LLMS:
         raise _entry_error("llm", LLMS, _TITLES["llm"], llm)
     decode_values = _defaults_goodput(gpu, llm)
-    decode_tpot = decode_values[8]
+    decode_tpot = decode_values[10]
     acceptance = _number(acceptance, "acceptance")
     if not (acceptance >= 0 and acceptance <= 1):
         _require(acceptance, acceptance, "given", "acceptance", "", False, "nonnegative, at least 0, at most 1", ("nonnegative", 0, 1))
@@ -299,6 +299,12 @@ def _defaults_goodput(gpu, llm):
     bandwidth = gpu_memory_bandwidth
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, "default", "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = 1
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "default", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = 0
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "default", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     memory = gpu_memory
     if not memory > 0:
         _require(memory, memory / 8000000000, "default", "memory", "GB", False, "positive", ("positive", None, None))
@@ -311,8 +317,8 @@ def _defaults_goodput(gpu, llm):
     tpot_target = 0.01
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "default", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
-    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
-    return (weight_bytes, kv_bytes_per_token, bandwidth, memory, context, batch, tpot_target, step_bytes, tpot, throughput, goodput)
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
+    return (weight_bytes, kv_bytes_per_token, bandwidth, bandwidth_efficiency, step_overhead, memory, context, batch, tpot_target, step_bytes, tpot, throughput, goodput)
 
 
 def _ask_needed_acceptance(base_tpot, draft_cost, draft_tokens, speedup_target, titles):
@@ -377,30 +383,30 @@ def _ask_fewest_draft_tokens(acceptance, base_tpot, draft_cost, speedup_target, 
         ) from None
 
 
-def _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes):
-    """goodput from bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes (base units): step_bytes, tpot, throughput, goodput."""
+def _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes):
+    """goodput from bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes (base units): step_bytes, tpot, throughput, goodput."""
     step_bytes = weight_bytes + batch * context * kv_bytes_per_token
     if not 0 < step_bytes < math.inf:
-        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        tpot = step_bytes / bandwidth
+        tpot = step_overhead + step_bytes / (bandwidth * bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if bandwidth * bandwidth_efficiency == 0:
+        raise ChainError("division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]", "the divisor bandwidth * bandwidth_efficiency is 0 here")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
-        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
-        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (step_bytes, tpot, throughput, goodput)
 
 

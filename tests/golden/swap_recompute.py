@@ -103,9 +103,10 @@ class Solution:
     linear_flops_per_token: float  # [FLOP/token] linear-layer FLOPs per token (2 per parameter)
     attention_flops_per_pair: float  # [FLOP/token^2] attention FLOPs per (query, key) token pair
     peak_flops: float  # [TFLOP/s] dense BF16 peak
-    mfu: float  # [1] fraction of peak FLOP/s a prefill achieves
+    mfu: float  # [1] fraction of peak FLOP/s a prefill achieves (0 to 1; the card assumes 50 %)
     context: float  # [token] tokens of the preempted request's context
     link_bandwidth: float  # [GB/s] achieved host-link bandwidth for the copies
+    link_efficiency: float  # [1] fraction of link_bandwidth the copies reach, 0 to 1 (1: link_bandwidth as given); absorbs small scattered copies
     achieved_flops: float  # [TFLOP/s] FLOP/s a prefill achieves
     swap_bytes_per_token: float  # [B/token] bytes moved per token, out and back
     swap_time: float  # [us/token] time to swap one token's KV out and back
@@ -125,6 +126,7 @@ def solve(
     mfu: float = 0.5,
     context: float = 4096,
     link_bandwidth: float = 50,
+    link_efficiency: float = 1,
 ) -> Solution:
     """Solve Swap or recompute a preempted request forward from its inputs.
 
@@ -135,9 +137,10 @@ def solve(
         linear_flops_per_token: linear-layer FLOPs per token (2 per parameter) [FLOP/token]. None: llm.linear_flops_per_token.
         attention_flops_per_pair: attention FLOPs per (query, key) token pair [FLOP/token^2]. None: llm.attention_flops_per_pair.
         peak_flops: dense BF16 peak [TFLOP/s]. None: gpu.flops_bf16.
-        mfu: fraction of peak FLOP/s a prefill achieves [1].
+        mfu: fraction of peak FLOP/s a prefill achieves (0 to 1; the card assumes 50 %) [1].
         context: tokens of the preempted request's context [token].
         link_bandwidth: achieved host-link bandwidth for the copies [GB/s].
+        link_efficiency: fraction of link_bandwidth the copies reach, 0 to 1 (1: link_bandwidth as given); absorbs small scattered copies [1].
 
     Returns:
         Solution: every variable in its display unit, tables as tuples of row records.
@@ -183,12 +186,16 @@ def solve(
     link_bandwidth = _number(link_bandwidth, "link_bandwidth", "GB/s") * 8000000000
     if not link_bandwidth > 0:
         _require(link_bandwidth, link_bandwidth / 8000000000, "given", "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
+    link_efficiency = _number(link_efficiency, "link_efficiency")
+    if not (link_efficiency > 0 and link_efficiency <= 1):
+        _require(link_efficiency, link_efficiency, "given", "link_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
     achieved_flops, swap_bytes_per_token, swap_time, recompute_flops_per_token, recompute_time, break_even_bandwidth = _solve_swap_recompute(
         attention_flops_per_pair,
         context,
         kv_bytes_per_token,
         linear_flops_per_token,
         link_bandwidth,
+        link_efficiency,
         mfu,
         peak_flops,
     )
@@ -200,6 +207,7 @@ def solve(
         mfu=mfu,
         context=context,
         link_bandwidth=link_bandwidth / 8000000000,
+        link_efficiency=link_efficiency,
         achieved_flops=achieved_flops / 1000000000000,
         swap_bytes_per_token=swap_bytes_per_token / 8,
         swap_time=swap_time * 1000000,
@@ -209,22 +217,22 @@ def solve(
     )
 
 
-def _solve_swap_recompute(attention_flops_per_pair, context, kv_bytes_per_token, linear_flops_per_token, link_bandwidth, mfu, peak_flops):
-    """swap-recompute from attention_flops_per_pair, context, kv_bytes_per_token, linear_flops_per_token, link_bandwidth, mfu, peak_flops (base units): achieved_flops, swap_bytes_per_token, swap_time, recompute_flops_per_token, recompute_time, break_even_bandwidth."""
+def _solve_swap_recompute(attention_flops_per_pair, context, kv_bytes_per_token, linear_flops_per_token, link_bandwidth, link_efficiency, mfu, peak_flops):
+    """swap-recompute from attention_flops_per_pair, context, kv_bytes_per_token, linear_flops_per_token, link_bandwidth, link_efficiency, mfu, peak_flops (base units): achieved_flops, swap_bytes_per_token, swap_time, recompute_flops_per_token, recompute_time, break_even_bandwidth."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 77: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 82: achieved_flops = mfu * peak_flops")
     swap_bytes_per_token = 2 * kv_bytes_per_token
     if not 0 < swap_bytes_per_token < math.inf:
-        raise _outside(swap_bytes_per_token, 8, "swap_bytes_per_token", "B/token", "positive", "line 78: swap_bytes_per_token = 2 * kv_bytes_per_token")
+        raise _outside(swap_bytes_per_token, 8, "swap_bytes_per_token", "B/token", "positive", "line 83: swap_bytes_per_token = 2 * kv_bytes_per_token")
     try:
-        swap_time = swap_bytes_per_token / link_bandwidth
+        swap_time = swap_bytes_per_token / (link_bandwidth * link_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "swap_time", "line 79: swap_time = swap_bytes_per_token / link_bandwidth") from None
+        raise _failed(e, "swap_time", "line 84: swap_time = swap_bytes_per_token / (link_efficiency * link_bandwidth)") from None
     if not 0 < swap_time < math.inf:
-        raise _outside(swap_time, 1e-06, "swap_time", "us/token", "positive", "line 79: swap_time = swap_bytes_per_token / link_bandwidth")
-    if link_bandwidth == 0:
-        raise ChainError("division by zero in line 79: swap_time = swap_bytes_per_token / link_bandwidth", "the divisor link_bandwidth is 0 here")
+        raise _outside(swap_time, 1e-06, "swap_time", "us/token", "positive", "line 84: swap_time = swap_bytes_per_token / (link_efficiency * link_bandwidth)")
+    if link_bandwidth * link_efficiency == 0:
+        raise ChainError("division by zero in line 84: swap_time = swap_bytes_per_token / (link_efficiency * link_bandwidth)", "the divisor link_bandwidth * link_efficiency is 0 here")
     recompute_flops_per_token = linear_flops_per_token + attention_flops_per_pair * (1 + context) / 2
     if not 0 < recompute_flops_per_token < math.inf:
         raise _outside(
@@ -233,24 +241,24 @@ def _solve_swap_recompute(attention_flops_per_pair, context, kv_bytes_per_token,
             "recompute_flops_per_token",
             "FLOP/token",
             "positive",
-            "line 80: recompute_flops_per_token = linear_flops_per_token + attention_flops_per_pair * (context + 1[token]) / 2",
+            "line 85: recompute_flops_per_token = linear_flops_per_token + attention_flops_per_pair * (context + 1[token]) / 2",
         )
     try:
         recompute_time = recompute_flops_per_token / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "recompute_time", "line 82: recompute_time = recompute_flops_per_token / achieved_flops") from None
+        raise _failed(e, "recompute_time", "line 87: recompute_time = recompute_flops_per_token / achieved_flops") from None
     if not 0 < recompute_time < math.inf:
-        raise _outside(recompute_time, 1e-06, "recompute_time", "us/token", "positive", "line 82: recompute_time = recompute_flops_per_token / achieved_flops")
+        raise _outside(recompute_time, 1e-06, "recompute_time", "us/token", "positive", "line 87: recompute_time = recompute_flops_per_token / achieved_flops")
     if achieved_flops == 0:
-        raise ChainError("division by zero in line 82: recompute_time = recompute_flops_per_token / achieved_flops", "the divisor achieved_flops is 0 here")
+        raise ChainError("division by zero in line 87: recompute_time = recompute_flops_per_token / achieved_flops", "the divisor achieved_flops is 0 here")
     try:
         break_even_bandwidth = swap_bytes_per_token / recompute_time
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "break_even_bandwidth", "line 83: break_even_bandwidth = swap_bytes_per_token / recompute_time") from None
+        raise _failed(e, "break_even_bandwidth", "line 88: break_even_bandwidth = swap_bytes_per_token / recompute_time") from None
     if not 0 < break_even_bandwidth < math.inf:
-        raise _outside(break_even_bandwidth, 8000000000, "break_even_bandwidth", "GB/s", "positive", "line 83: break_even_bandwidth = swap_bytes_per_token / recompute_time")
+        raise _outside(break_even_bandwidth, 8000000000, "break_even_bandwidth", "GB/s", "positive", "line 88: break_even_bandwidth = swap_bytes_per_token / recompute_time")
     if recompute_time == 0:
-        raise ChainError("division by zero in line 83: break_even_bandwidth = swap_bytes_per_token / recompute_time", "the divisor recompute_time is 0 here")
+        raise ChainError("division by zero in line 88: break_even_bandwidth = swap_bytes_per_token / recompute_time", "the divisor recompute_time is 0 here")
     return (achieved_flops, swap_bytes_per_token, swap_time, recompute_flops_per_token, recompute_time, break_even_bandwidth)
 
 

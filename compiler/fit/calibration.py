@@ -1,0 +1,127 @@
+"""Calibrations as data: a fit saved as calibrations/NAME.yaml, and applied to a solve as given values.
+
+A calibration names its model, the data it was fitted to (source, engine and version, hardware, date),
+how many rows, the fitted values with their 95 % intervals, and the residual figures (MAPE, worst,
+held-out, and the uncalibrated roofline's MAPE on the same rows), so a reader can judge how far to trust it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import ArgumentError, Loc, display_path
+from .result import Fit
+
+FOLDER = "calibrations"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$")
+MAX_BYTES = 1 << 16
+
+
+def _round(x, digits: int = 6):
+    return None if x is None else float(f"{x:.{digits}g}")
+
+
+def as_data(fit: Fit) -> dict:
+    worst = Fit.worst(fit.residuals)
+    meta = fit.meta
+    return {
+        "model": fit.model,
+        "data": Path(fit.data).as_posix(),
+        "source": meta.get("source", ""),
+        "engine": meta.get("engine", ""),
+        "hardware": meta.get("hardware", ""),
+        "date": meta.get("date", ""),
+        "license": meta.get("license", ""),
+        "metric": meta.get("metric", ""),
+        "rows": fit.rows,
+        "measured": list(fit.measured),
+        "fitted": {
+            f.name: {"value": _round(f.value), "unit": f.unit, "stderr": _round(f.stderr), "interval_95": None if f.low is None else [_round(f.low), _round(f.high)], "at_bound": f.at_bound}
+            for f in fit.fitted
+        },
+        "residuals": {
+            "mape_percent": _round(Fit.mape(fit.residuals), 4),
+            "worst_percent": _round(100 * worst.error, 4),
+            "worst_line": worst.line,
+            "roofline_mape_percent": _round(Fit.mape(fit.roofline), 4),
+            "holdout_fraction": fit.holdout_fraction or None,
+            "holdout_rows": len(fit.holdout) or None,
+            "holdout_mape_percent": _round(Fit.mape(fit.holdout), 4),
+        },
+    }
+
+
+def save(project, name: str, fit: Fit) -> Path:
+    import yaml
+
+    _check_name(name)
+    folder = Path(project.root) / FOLDER
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{name}.yaml"
+    text = f"# chainc fit {fit.model} --data {Path(fit.data).as_posix()}: written by chainc, edit by refitting\n" + yaml.safe_dump(as_data(fit), sort_keys=False, allow_unicode=True, width=120)
+    tmp = path.with_suffix(".yaml.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _check_name(name: str) -> None:
+    if not _NAME.match(name or ""):
+        raise ArgumentError(f"calibration name {name!r}: letters, digits and _ . + - only", None, "for example trtllm-h100-llama-7b")
+
+
+def find(project, name: str) -> Path:
+    _check_name(name)
+    for layer in project.layers:
+        path = Path(layer.root) / FOLDER / f"{name}.yaml"
+        if path.is_file():
+            return path
+    known = sorted({p.stem for layer in project.layers for p in (Path(layer.root) / FOLDER).glob("*.yaml")})
+    raise ArgumentError(f"no calibration '{name}' in {FOLDER}/", None, f"calibrations: {', '.join(known)}" if known else "write one with chainc fit MODEL --data FILE.csv --free ... --save NAME")
+
+
+def load(project, name: str) -> dict:
+    import yaml
+
+    path = find(project, name)
+    shown = display_path(path)
+    if path.stat().st_size > MAX_BYTES:
+        raise ArgumentError(f"{shown}: larger than a calibration is ({MAX_BYTES:,} bytes)", Loc(shown), "refit it with chainc fit ... --save")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise ArgumentError(f"{shown}: not a calibration ({e})", Loc(shown), "refit it with chainc fit ... --save") from None
+    fitted = data.get("fitted") if isinstance(data, dict) else None
+    if not isinstance(fitted, dict) or not isinstance(data.get("model"), str) or not all(isinstance(v, dict) and isinstance(v.get("value"), (int, float)) for v in fitted.values()):
+        raise ArgumentError(f"{shown}: not a calibration (model and fitted values expected)", Loc(shown), "refit it with chainc fit ... --save")
+    data["name"] = name
+    data["path"] = shown
+    return data
+
+
+def given(model, calibration: dict, given: dict) -> dict:
+    """The calibration's fitted values as given values; the caller's own givens win."""
+    if calibration["model"] != model.name and not any(a.model == calibration["model"] for a in getattr(model, "imports", {}).values() if hasattr(a, "model")):
+        raise ArgumentError(
+            f"calibration '{calibration['name']}' is of model '{calibration['model']}', not '{model.name}'", Loc(calibration["path"]), f"use it with chainc solve {calibration['model']}"
+        )
+    out = dict(given)
+    for name, f in calibration["fitted"].items():
+        if name not in model.variables:
+            raise ArgumentError(f"calibration '{calibration['name']}' fits {name}, which model '{model.name}' does not have", Loc(calibration["path"]), "refit it for this model")
+        out.setdefault(name, float(f["value"]) if not f.get("unit") else f"{float(f['value'])!r} {f['unit']}")
+    return out
+
+
+def sentence(calibration: dict) -> str:
+    """What a reader must know about the numbers: calibrated to what, and how well."""
+    r = calibration.get("residuals") or {}
+    fitted = ", ".join(f"{n} = {f['value']:.4g}{(' ' + f['unit']) if f.get('unit') else ''}" for n, f in calibration["fitted"].items())
+    held = f", held-out MAPE {r['holdout_mape_percent']:.3g} %" if r.get("holdout_mape_percent") is not None else ""
+    what = " ".join(x for x in (calibration.get("engine", "").split(" (")[0], "on " + calibration["hardware"].split(" (")[0] if calibration.get("hardware") else "") if x)
+    mape = f", MAPE {r['mape_percent']:.3g} %" if r.get("mape_percent") is not None else ""
+    return f"calibrated ({calibration['name']}) to {calibration.get('rows', '?')} measured runs{' of ' + what if what else ''}{mape}{held}: {fitted}"
+
+
+IDEAL = "uncalibrated: an ideal roofline (every efficiency at 1, every overhead at 0); chainc fit calibrates it to measured runs"
