@@ -117,6 +117,8 @@ class Solution:
     weight_bytes: float  # [GB] bytes of weights read every decode step
     kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
     bandwidth: float  # [TB/s] HBM bandwidth
+    bandwidth_efficiency: float  # [1] achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic
+    step_overhead: float  # [ms] fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches
     memory: float  # [GB] the GPU's memory, which must hold the weights and every sequence's KV cache
     context: float  # [token] tokens of context per sequence
     batch: float  # [1] sequences decoding together
@@ -134,6 +136,8 @@ def solve(
     weight_bytes: float | None = None,
     kv_bytes_per_token: float | None = None,
     bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
     memory: float | None = None,
     context: float = 2048,
     batch: float = 64,
@@ -147,6 +151,8 @@ def solve(
         weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         context: tokens of context per sequence [token].
         batch: sequences decoding together [1].
@@ -183,6 +189,12 @@ def solve(
     bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if memory is None else "given"
     memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
@@ -196,7 +208,7 @@ def solve(
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
-    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
     if not (step_bytes <= memory):
         _limit_warning(
             "memory limit fails: step_bytes {0} GB > memory {1} GB",
@@ -209,6 +221,8 @@ def solve(
         weight_bytes=weight_bytes / 8000000000,
         kv_bytes_per_token=kv_bytes_per_token / 8,
         bandwidth=bandwidth / 8000000000000,
+        bandwidth_efficiency=bandwidth_efficiency,
+        step_overhead=step_overhead * 1000,
         memory=memory / 8000000000,
         context=context,
         batch=batch,
@@ -227,6 +241,8 @@ def max_batch(
     weight_bytes: float | None = None,
     kv_bytes_per_token: float | None = None,
     bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
     memory: float | None = None,
     context: float = 2048,
     tpot_target: float = 10,
@@ -243,6 +259,8 @@ def max_batch(
         weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         context: tokens of context per sequence [token].
         tpot_target: the TPOT every request must meet [ms/token].
@@ -279,6 +297,12 @@ def max_batch(
     bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if memory is None else "given"
     memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
@@ -289,9 +313,9 @@ def max_batch(
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
-    value = _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    value = _ask_max_batch(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
     batch = value
-    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
     if not (step_bytes <= memory):
         _limit_warning(
             "memory limit fails: step_bytes {0} GB > memory {1} GB",
@@ -310,6 +334,8 @@ def fitting_batch_latency(
     weight_bytes: float | None = None,
     kv_bytes_per_token: float | None = None,
     bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
     memory: float | None = None,
     context: float = 2048,
     tpot_target: float = 10,
@@ -326,6 +352,8 @@ def fitting_batch_latency(
         weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         context: tokens of context per sequence [token].
         tpot_target: the TPOT every request must meet [ms/token].
@@ -362,6 +390,12 @@ def fitting_batch_latency(
     bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if memory is None else "given"
     memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
@@ -372,9 +406,18 @@ def fitting_batch_latency(
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
-    value = _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    value = _ask_fitting_batch_latency(
+        bandwidth,
+        bandwidth_efficiency,
+        context,
+        kv_bytes_per_token,
+        step_overhead,
+        tpot_target,
+        weight_bytes,
+        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
+    )
     batch = value
-    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
     if not (step_bytes <= memory):
         _limit_warning(
             "memory limit fails: step_bytes {0} GB > memory {1} GB",
@@ -393,6 +436,8 @@ def fitting_batch_memory(
     weight_bytes: float | None = None,
     kv_bytes_per_token: float | None = None,
     bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
     memory: float | None = None,
     context: float = 2048,
     tpot_target: float = 10,
@@ -409,6 +454,8 @@ def fitting_batch_memory(
         weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         context: tokens of context per sequence [token].
         tpot_target: the TPOT every request must meet [ms/token].
@@ -445,6 +492,12 @@ def fitting_batch_memory(
     bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if memory is None else "given"
     memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
@@ -455,9 +508,19 @@ def fitting_batch_memory(
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
-    value = _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    value = _ask_fitting_batch_memory(
+        bandwidth,
+        bandwidth_efficiency,
+        context,
+        kv_bytes_per_token,
+        memory,
+        step_overhead,
+        tpot_target,
+        weight_bytes,
+        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
+    )
     batch = value
-    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
     if not (step_bytes <= memory):
         _limit_warning(
             "memory limit fails: step_bytes {0} GB > memory {1} GB",
@@ -476,6 +539,8 @@ def fitting_batch(
     weight_bytes: float | None = None,
     kv_bytes_per_token: float | None = None,
     bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
     memory: float | None = None,
     context: float = 2048,
     tpot_target: float = 10,
@@ -492,6 +557,8 @@ def fitting_batch(
         weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         context: tokens of context per sequence [token].
         tpot_target: the TPOT every request must meet [ms/token].
@@ -528,6 +595,12 @@ def fitting_batch(
     bandwidth = gpu_memory_bandwidth if bandwidth is None else _number(bandwidth, "bandwidth", "TB/s") * 8000000000000
     if not bandwidth > 0:
         _require(bandwidth, bandwidth / 8000000000000, _what, "bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if memory is None else "given"
     memory = gpu_memory if memory is None else _number(memory, "memory", "GB") * 8000000000
     if not memory > 0:
@@ -538,9 +611,19 @@ def fitting_batch(
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
-    value = _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)))
+    value = _ask_fitting_batch(
+        bandwidth,
+        bandwidth_efficiency,
+        context,
+        kv_bytes_per_token,
+        memory,
+        step_overhead,
+        tpot_target,
+        weight_bytes,
+        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
+    )
     batch = value
-    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+    step_bytes, tpot, throughput, goodput = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
     if not (step_bytes <= memory):
         _limit_warning(
             "memory limit fails: step_bytes {0} GB > memory {1} GB",
@@ -552,11 +635,11 @@ def fitting_batch(
     return _answer_number(value, True)
 
 
-def _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, titles):
+def _ask_max_batch(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes, titles):
     """Question max_batch at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(batch):
-        _, tpot, _, _ = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+        _, tpot, _, _ = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
         return tpot, tpot_target
 
     def _feasible(x):
@@ -569,7 +652,7 @@ def _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_b
         return left <= right
 
     try:
-        boundary = _boundary_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes)[2]
+        boundary = _boundary_max_batch(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)[2]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -583,11 +666,11 @@ def _ask_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_b
         ) from None
 
 
-def _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, titles):
+def _ask_fitting_batch_latency(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes, titles):
     """Question fitting_batch_latency at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(batch):
-        _, tpot, _, _ = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+        _, tpot, _, _ = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
         return tpot, tpot_target
 
     def _feasible(x):
@@ -600,7 +683,7 @@ def _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_targ
         return left <= right
 
     try:
-        boundary = _boundary_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes)[2]
+        boundary = _boundary_fitting_batch_latency(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)[2]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -614,11 +697,11 @@ def _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_targ
         ) from None
 
 
-def _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, titles):
+def _ask_fitting_batch_memory(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, memory, step_overhead, tpot_target, weight_bytes, titles):
     """Question fitting_batch_memory at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(batch):
-        step_bytes, _, _, _ = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+        step_bytes, _, _, _ = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
         return step_bytes, memory
 
     def _feasible(x):
@@ -631,7 +714,7 @@ def _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tp
         return left <= right
 
     try:
-        boundary = _boundary_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes)[1]
+        boundary = _boundary_fitting_batch_memory(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, memory, step_overhead, tpot_target, weight_bytes)[1]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -645,12 +728,12 @@ def _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tp
         ) from None
 
 
-def _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, titles):
+def _ask_fitting_batch(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, memory, step_overhead, tpot_target, weight_bytes, titles):
     """Question fitting_batch at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _feasible(batch):
         try:
-            step_bytes, tpot, _, _ = _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes)
+            step_bytes, tpot, _, _ = _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes)
             return bool(step_bytes <= memory and tpot <= tpot_target)
         except ChainError as e:  # the model has no admissible value at x: the conditions do not hold there
             if e.kind == "limit":
@@ -659,8 +742,8 @@ def _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_targ
 
     limits = []
     for label, part in [
-        ("latency", lambda: _ask_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes, titles)),
-        ("memory", lambda: _ask_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes, titles)),
+        ("latency", lambda: _ask_fitting_batch_latency(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes, titles)),
+        ("memory", lambda: _ask_fitting_batch_memory(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, memory, step_overhead, tpot_target, weight_bytes, titles)),
     ]:
         try:
             limits.append((label, part(), None))
@@ -676,123 +759,123 @@ def _ask_fitting_batch(bandwidth, context, kv_bytes_per_token, memory, tpot_targ
         raise _question_error(e, None, ("fitting_batch", "batch", "", 1, "tpot <= tpot_target and step_bytes <= memory", "", (None, None), "every positive whole number", "max"), titles) from None
 
 
-def _solve_goodput(bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes):
-    """goodput from bandwidth, batch, context, kv_bytes_per_token, tpot_target, weight_bytes (base units): step_bytes, tpot, throughput, goodput."""
+def _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes):
+    """goodput from bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes (base units): step_bytes, tpot, throughput, goodput."""
     step_bytes = weight_bytes + batch * context * kv_bytes_per_token
     if not 0 < step_bytes < math.inf:
-        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        tpot = step_bytes / bandwidth
+        tpot = step_overhead + step_bytes / (bandwidth * bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if bandwidth * bandwidth_efficiency == 0:
+        raise ChainError("division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]", "the divisor bandwidth * bandwidth_efficiency is 0 here")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
-        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
-        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (step_bytes, tpot, throughput, goodput)
 
 
-def _boundary_max_batch(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes):
-    """goodput from bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes (base units): tpot, step_bytes, batch, throughput, goodput."""
+def _boundary_max_batch(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes):
+    """goodput from bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes (base units): tpot, step_bytes, batch, throughput, goodput."""
     tpot = tpot_target
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 77: tpot = tpot_target")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 88: tpot = tpot_target")
     _options = []
-    _options.append((bandwidth * tpot,))
-    (step_bytes,) = _pick(_options, "step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+    _options.append((bandwidth * bandwidth_efficiency * tpot - step_overhead * bandwidth * bandwidth_efficiency,))
+    (step_bytes,) = _pick(_options, "step_bytes", [("positive", None, None)], "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if bandwidth * bandwidth_efficiency == 0:
+        raise ChainError("division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]", "the divisor bandwidth * bandwidth_efficiency is 0 here")
     _options = []
     try:
         _options.append(((step_bytes - weight_bytes) / (context * kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
-        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
-        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (tpot, step_bytes, batch, throughput, goodput)
 
 
-def _boundary_fitting_batch_latency(bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes):
-    """goodput from bandwidth, context, kv_bytes_per_token, tpot_target, weight_bytes (base units): tpot, step_bytes, batch, throughput, goodput."""
+def _boundary_fitting_batch_latency(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes):
+    """goodput from bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes (base units): tpot, step_bytes, batch, throughput, goodput."""
     tpot = tpot_target
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 82: tpot = tpot_target")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 93: tpot = tpot_target")
     _options = []
-    _options.append((bandwidth * tpot,))
-    (step_bytes,) = _pick(_options, "step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+    _options.append((bandwidth * bandwidth_efficiency * tpot - step_overhead * bandwidth * bandwidth_efficiency,))
+    (step_bytes,) = _pick(_options, "step_bytes", [("positive", None, None)], "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if bandwidth * bandwidth_efficiency == 0:
+        raise ChainError("division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]", "the divisor bandwidth * bandwidth_efficiency is 0 here")
     _options = []
     try:
         _options.append(((step_bytes - weight_bytes) / (context * kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
-        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
-        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (tpot, step_bytes, batch, throughput, goodput)
 
 
-def _boundary_fitting_batch_memory(bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes):
-    """goodput from bandwidth, context, kv_bytes_per_token, memory, tpot_target, weight_bytes (base units): step_bytes, batch, tpot, throughput, goodput."""
+def _boundary_fitting_batch_memory(bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, memory, step_overhead, tpot_target, weight_bytes):
+    """goodput from bandwidth, bandwidth_efficiency, context, kv_bytes_per_token, memory, step_overhead, tpot_target, weight_bytes (base units): step_bytes, batch, tpot, throughput, goodput."""
     step_bytes = memory
     if not 0 < step_bytes < math.inf:
-        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 82: step_bytes = memory")
+        raise _outside(step_bytes, 8000000000, "step_bytes", "GB", "positive", "line 93: step_bytes = memory")
     _options = []
     try:
         _options.append(((step_bytes - weight_bytes) / (context * kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (batch,) = _pick(_options, "batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        tpot = step_bytes / bandwidth
+        tpot = step_overhead + step_bytes / (bandwidth * bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor bandwidth is 0 here")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if bandwidth * bandwidth_efficiency == 0:
+        raise ChainError("division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]", "the divisor bandwidth * bandwidth_efficiency is 0 here")
     try:
         throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < throughput < math.inf:
-        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(throughput, 1, "throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor tpot is 0 here")
     goodput = throughput if tpot <= tpot_target else 0
     if not 0 <= goodput < math.inf:
-        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(goodput, 1, "goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (step_bytes, batch, tpot, throughput, goodput)
 
 

@@ -146,6 +146,8 @@ class Solution:
     decode_weight_bytes: float  # [GB] bytes of weights read every decode step
     decode_kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
     decode_bandwidth: float  # [TB/s] HBM bandwidth
+    decode_bandwidth_efficiency: float  # [1] achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic
+    decode_step_overhead: float  # [ms] fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches
     decode_memory: float  # [GB] the GPU's memory, which must hold the weights and every sequence's KV cache
     decode_context: float  # [token] tokens of context per sequence
     decode_batch: float  # [1] sequences decoding together
@@ -173,6 +175,8 @@ def solve(
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_context: float = 2048,
 ) -> Solution:
@@ -194,6 +198,8 @@ def solve(
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_context: tokens of context per sequence [token].
 
@@ -262,6 +268,12 @@ def solve(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -290,7 +302,9 @@ def solve(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_dtype,
@@ -332,6 +346,8 @@ def solve(
         decode_weight_bytes=decode_weight_bytes / 8000000000,
         decode_kv_bytes_per_token=decode_kv_bytes_per_token / 8,
         decode_bandwidth=decode_bandwidth / 8000000000000,
+        decode_bandwidth_efficiency=decode_bandwidth_efficiency,
+        decode_step_overhead=decode_step_overhead * 1000,
         decode_memory=decode_memory / 8000000000,
         decode_context=decode_context,
         decode_batch=decode_batch,
@@ -359,6 +375,8 @@ def largest_batch_latency(
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_context: float = 2048,
 ) -> int:
@@ -383,6 +401,8 @@ def largest_batch_latency(
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_context: tokens of context per sequence [token].
 
@@ -449,6 +469,12 @@ def largest_batch_latency(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -460,7 +486,9 @@ def largest_batch_latency(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_dtype,
@@ -494,7 +522,9 @@ def largest_batch_latency(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_dtype,
@@ -532,6 +562,8 @@ def largest_batch_memory(
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_context: float = 2048,
 ) -> int:
@@ -556,6 +588,8 @@ def largest_batch_memory(
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_context: tokens of context per sequence [token].
 
@@ -622,6 +656,12 @@ def largest_batch_memory(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -633,8 +673,10 @@ def largest_batch_memory(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
         decode_memory,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_dtype,
@@ -668,7 +710,9 @@ def largest_batch_memory(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_dtype,
@@ -706,6 +750,8 @@ def largest_batch(
     catalog_weight_bytes: float | None = None,
     catalog_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
     decode_memory: float | None = None,
     decode_context: float = 2048,
 ) -> int:
@@ -730,6 +776,8 @@ def largest_batch(
         catalog_weight_bytes: the weights at the catalog's own dtype (BF16), for comparison [GB]. None: llm.weight_bytes.
         catalog_kv_bytes_per_token: KV-cache bytes per token at the catalog's own dtype (BF16) [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
         decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
         decode_context: tokens of context per sequence [token].
 
@@ -796,6 +844,12 @@ def largest_batch(
     decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
     if not decode_bandwidth > 0:
         _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
     _what = "default" if decode_memory is None else "given"
     decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
     if not decode_memory > 0:
@@ -807,8 +861,10 @@ def largest_batch(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
         decode_memory,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_dtype,
@@ -842,7 +898,9 @@ def largest_batch(
         catalog_kv_bytes_per_token,
         catalog_weight_bytes,
         decode_bandwidth,
+        decode_bandwidth_efficiency,
         decode_context,
+        decode_step_overhead,
         group_size,
         head_dim,
         kv_dtype,
@@ -868,7 +926,9 @@ def _ask_largest_batch_latency(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_dtype,
@@ -888,7 +948,9 @@ def _ask_largest_batch_latency(
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_context,
+            decode_step_overhead,
             group_size,
             head_dim,
             kv_dtype,
@@ -915,7 +977,9 @@ def _ask_largest_batch_latency(
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_context,
+            decode_step_overhead,
             group_size,
             head_dim,
             kv_dtype,
@@ -943,8 +1007,10 @@ def _ask_largest_batch_memory(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
     decode_memory,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_dtype,
@@ -964,7 +1030,9 @@ def _ask_largest_batch_memory(
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_context,
+            decode_step_overhead,
             group_size,
             head_dim,
             kv_dtype,
@@ -991,8 +1059,10 @@ def _ask_largest_batch_memory(
             catalog_kv_bytes_per_token,
             catalog_weight_bytes,
             decode_bandwidth,
+            decode_bandwidth_efficiency,
             decode_context,
             decode_memory,
+            decode_step_overhead,
             group_size,
             head_dim,
             kv_dtype,
@@ -1020,8 +1090,10 @@ def _ask_largest_batch(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
     decode_memory,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_dtype,
@@ -1042,7 +1114,9 @@ def _ask_largest_batch(
                 catalog_kv_bytes_per_token,
                 catalog_weight_bytes,
                 decode_bandwidth,
+                decode_bandwidth_efficiency,
                 decode_context,
+                decode_step_overhead,
                 group_size,
                 head_dim,
                 kv_dtype,
@@ -1061,8 +1135,8 @@ def _ask_largest_batch(
 
     limits = []
     for label, part in [
-        ("latency", lambda: _ask_largest_batch_latency(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype, titles)),
-        ("memory", lambda: _ask_largest_batch_memory(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype, titles)),
+        ("latency", lambda: _ask_largest_batch_latency(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_step_overhead, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype, titles)),
+        ("memory", lambda: _ask_largest_batch_memory(catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_memory, decode_step_overhead, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype, titles)),
     ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
@@ -1088,7 +1162,9 @@ def _solve_quantization(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_dtype,
@@ -1099,7 +1175,7 @@ def _solve_quantization(
     tpot_target,
     weight_dtype,
 ):
-    """quantization from batch, catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype (base units): weight_bits, kv_bits, bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_step_bytes, decode_tpot, decode_throughput, decode_tpot_target, decode_goodput."""
+    """quantization from batch, catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_step_overhead, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype (base units): weight_bits, kv_bits, bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_step_bytes, decode_tpot, decode_throughput, decode_tpot_target, decode_goodput."""
     weight_bits = 16 if weight_dtype == 1 or weight_dtype == 2 else 8 if weight_dtype == 3 else 4
     if not 0 < weight_bits < math.inf:
         raise _outside(weight_bits, 1, "weight_bits", "bit", "positive", "line 113: weight_bits = dtype_bits[weight_dtype]")
@@ -1147,29 +1223,32 @@ def _solve_quantization(
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 21: decode.batch = batch")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_tpot_target = tpot_target
     if not 0 < decode_tpot_target < math.inf:
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
         weight_bits,
         kv_bits,
@@ -1193,7 +1272,9 @@ def _boundary_largest_batch_latency(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_dtype,
@@ -1204,7 +1285,7 @@ def _boundary_largest_batch_latency(
     tpot_target,
     weight_dtype,
 ):
-    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype (base units): weight_bits, kv_bits, bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_goodput, batch."""
+    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_step_overhead, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype (base units): weight_bits, kv_bits, bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_goodput, batch."""
     weight_bits = 16 if weight_dtype == 1 or weight_dtype == 2 else 8 if weight_dtype == 3 else 4
     if not 0 < weight_bits < math.inf:
         raise _outside(weight_bits, 1, "weight_bits", "bit", "positive", "line 113: weight_bits = dtype_bits[weight_dtype]")
@@ -1254,27 +1335,30 @@ def _boundary_largest_batch_latency(
     if not 0 < decode_tpot < math.inf:
         raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 124: decode.tpot = tpot_target")
     _options = []
-    _options.append((decode_bandwidth * decode_tpot,))
-    (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+    _options.append((decode_bandwidth * decode_bandwidth_efficiency * decode_tpot - decode_step_overhead * decode_bandwidth * decode_bandwidth_efficiency,))
+    (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     _options = []
     try:
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     batch = decode_batch
     if not 1 <= batch < math.inf:
         raise _outside(batch, 1, "batch", "", "positive integer, at least 1", "line 21: decode.batch = batch")
@@ -1302,8 +1386,10 @@ def _boundary_largest_batch_memory(
     catalog_kv_bytes_per_token,
     catalog_weight_bytes,
     decode_bandwidth,
+    decode_bandwidth_efficiency,
     decode_context,
     decode_memory,
+    decode_step_overhead,
     group_size,
     head_dim,
     kv_dtype,
@@ -1314,7 +1400,7 @@ def _boundary_largest_batch_memory(
     tpot_target,
     weight_dtype,
 ):
-    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_context, decode_memory, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype (base units): weight_bits, kv_bits, bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_goodput, batch."""
+    """quantization from catalog_kv_bytes_per_token, catalog_weight_bytes, decode_bandwidth, decode_bandwidth_efficiency, decode_context, decode_memory, decode_step_overhead, group_size, head_dim, kv_dtype, kv_heads, layers, params, scale_bits, tpot_target, weight_dtype (base units): weight_bits, kv_bits, bits_per_weight, weight_bytes, kv_bytes_per_token, weight_ratio, kv_ratio, decode_weight_bytes, decode_kv_bytes_per_token, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_goodput, batch."""
     weight_bits = 16 if weight_dtype == 1 or weight_dtype == 2 else 8 if weight_dtype == 3 else 4
     if not 0 < weight_bits < math.inf:
         raise _outside(weight_bits, 1, "weight_bits", "bit", "positive", "line 113: weight_bits = dtype_bits[weight_dtype]")
@@ -1368,26 +1454,29 @@ def _boundary_largest_batch_memory(
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    (decode_batch,) = _pick(_options, "decode_batch", [("positive", 1, None)], "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     batch = decode_batch
     if not 1 <= batch < math.inf:
         raise _outside(batch, 1, "batch", "", "positive integer, at least 1", "line 21: decode.batch = batch")

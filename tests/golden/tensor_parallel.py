@@ -135,6 +135,9 @@ class Solution:
     hidden: float  # [1] hidden size, the width of the activation each all-reduce sums
     activation_bytes: float  # [B] bytes per activation element on the wire (BF16)
     link_bandwidth: float  # [GB/s] GPU-to-GPU bandwidth per direction (half the catalog's total, both directions)
+    bandwidth_efficiency: float  # [1] achieved fraction of each GPU's HBM bandwidth, 0 to 1 (1: the ideal roofline), passed to goodput
+    step_overhead: float  # [ms] fixed time per decode step (0: the ideal roofline), passed to goodput; absorbs the scheduler, launches and all-reduce latency
+    comm_efficiency: float  # [1] achieved fraction of link_bandwidth in the all-reduces, 0 to 1 (1: the ideal ring); absorbs protocol overhead
     batch: float  # [1] sequences decoding together
     context: float  # [token] tokens of context per sequence
     tp: float  # [1] tensor-parallel degree (GPUs in the group), a power of two
@@ -148,6 +151,8 @@ class Solution:
     decode_weight_bytes: float  # [GB] bytes of weights read every decode step
     decode_kv_bytes_per_token: float  # [B/token] KV-cache bytes per token
     decode_bandwidth: float  # [TB/s] HBM bandwidth
+    decode_bandwidth_efficiency: float  # [1] achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic
+    decode_step_overhead: float  # [ms] fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches
     decode_memory: float  # [GB] the GPU's memory, which must hold the weights and every sequence's KV cache
     decode_context: float  # [token] tokens of context per sequence
     decode_batch: float  # [1] sequences decoding together
@@ -169,6 +174,9 @@ def solve(
     hidden: float | None = None,
     activation_bytes: float = 2,
     link_bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
+    comm_efficiency: float = 1,
     batch: float = 64,
     context: float = 2048,
     tp: float = 8,
@@ -188,6 +196,9 @@ def solve(
         hidden: hidden size, the width of the activation each all-reduce sums [1]. None: llm.hidden.
         activation_bytes: bytes per activation element on the wire (BF16) [B].
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
+        bandwidth_efficiency: achieved fraction of each GPU's HBM bandwidth, 0 to 1 (1: the ideal roofline), passed to goodput [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline), passed to goodput; absorbs the scheduler, launches and all-reduce latency [ms].
+        comm_efficiency: achieved fraction of link_bandwidth in the all-reduces, 0 to 1 (1: the ideal ring); absorbs protocol overhead [1].
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
         tp: tensor-parallel degree (GPUs in the group), a power of two [1].
@@ -245,6 +256,15 @@ def solve(
     link_bandwidth = gpu_gpu_link_bandwidth / 2 if link_bandwidth is None else _number(link_bandwidth, "link_bandwidth", "GB/s") * 8000000000
     if not link_bandwidth > 0:
         _require(link_bandwidth, link_bandwidth / 8000000000, _what, "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    comm_efficiency = _number(comm_efficiency, "comm_efficiency")
+    if not (comm_efficiency > 0 and comm_efficiency <= 1):
+        _require(comm_efficiency, comm_efficiency, "given", "comm_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
     batch = _number(batch, "batch")
     if not (batch % 1 == 0 and batch >= 1):
         _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -275,13 +295,31 @@ def solve(
         decode_batch,
         decode_context,
         decode_step_bytes,
+        decode_tpot_target,
+        decode_bandwidth_efficiency,
+        decode_step_overhead,
         decode_tpot,
         tpot,
         gpus_throughput,
         decode_throughput,
-        decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(
+        activation_bytes,
+        bandwidth_efficiency,
+        batch,
+        comm_efficiency,
+        context,
+        decode_bandwidth,
+        hidden,
+        kv_bytes_per_token,
+        kv_heads,
+        layers,
+        link_bandwidth,
+        step_overhead,
+        tp,
+        tpot_target,
+        weight_bytes,
+    )
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -298,6 +336,9 @@ def solve(
         hidden=hidden,
         activation_bytes=activation_bytes / 8,
         link_bandwidth=link_bandwidth / 8000000000,
+        bandwidth_efficiency=bandwidth_efficiency,
+        step_overhead=step_overhead * 1000,
+        comm_efficiency=comm_efficiency,
         batch=batch,
         context=context,
         tp=tp,
@@ -311,6 +352,8 @@ def solve(
         decode_weight_bytes=decode_weight_bytes / 8000000000,
         decode_kv_bytes_per_token=decode_kv_bytes_per_token / 8,
         decode_bandwidth=decode_bandwidth / 8000000000000,
+        decode_bandwidth_efficiency=decode_bandwidth_efficiency,
+        decode_step_overhead=decode_step_overhead * 1000,
         decode_memory=decode_memory / 8000000000,
         decode_context=decode_context,
         decode_batch=decode_batch,
@@ -333,6 +376,9 @@ def smallest_tp_latency(
     hidden: float | None = None,
     activation_bytes: float = 2,
     link_bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
+    comm_efficiency: float = 1,
     batch: float = 64,
     context: float = 2048,
     tpot_target: float = 20,
@@ -355,6 +401,9 @@ def smallest_tp_latency(
         hidden: hidden size, the width of the activation each all-reduce sums [1]. None: llm.hidden.
         activation_bytes: bytes per activation element on the wire (BF16) [B].
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
+        bandwidth_efficiency: achieved fraction of each GPU's HBM bandwidth, 0 to 1 (1: the ideal roofline), passed to goodput [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline), passed to goodput; absorbs the scheduler, launches and all-reduce latency [ms].
+        comm_efficiency: achieved fraction of link_bandwidth in the all-reduces, 0 to 1 (1: the ideal ring); absorbs protocol overhead [1].
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
         tpot_target: the TPOT every request must meet [ms/token].
@@ -412,6 +461,15 @@ def smallest_tp_latency(
     link_bandwidth = gpu_gpu_link_bandwidth / 2 if link_bandwidth is None else _number(link_bandwidth, "link_bandwidth", "GB/s") * 8000000000
     if not link_bandwidth > 0:
         _require(link_bandwidth, link_bandwidth / 8000000000, _what, "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    comm_efficiency = _number(comm_efficiency, "comm_efficiency")
+    if not (comm_efficiency > 0 and comm_efficiency <= 1):
+        _require(comm_efficiency, comm_efficiency, "given", "comm_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
     batch = _number(batch, "batch")
     if not (batch % 1 == 0 and batch >= 1):
         _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -431,7 +489,9 @@ def smallest_tp_latency(
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_smallest_tp_latency(
         activation_bytes,
+        bandwidth_efficiency,
         batch,
+        comm_efficiency,
         context,
         decode_bandwidth,
         hidden,
@@ -439,6 +499,7 @@ def smallest_tp_latency(
         kv_heads,
         layers,
         link_bandwidth,
+        step_overhead,
         tpot_target,
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
@@ -454,13 +515,31 @@ def smallest_tp_latency(
         decode_batch,
         decode_context,
         decode_step_bytes,
+        decode_tpot_target,
+        decode_bandwidth_efficiency,
+        decode_step_overhead,
         decode_tpot,
         tpot,
         gpus_throughput,
         decode_throughput,
-        decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(
+        activation_bytes,
+        bandwidth_efficiency,
+        batch,
+        comm_efficiency,
+        context,
+        decode_bandwidth,
+        hidden,
+        kv_bytes_per_token,
+        kv_heads,
+        layers,
+        link_bandwidth,
+        step_overhead,
+        tp,
+        tpot_target,
+        weight_bytes,
+    )
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -483,6 +562,9 @@ def smallest_tp_memory(
     hidden: float | None = None,
     activation_bytes: float = 2,
     link_bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
+    comm_efficiency: float = 1,
     batch: float = 64,
     context: float = 2048,
     tpot_target: float = 20,
@@ -505,6 +587,9 @@ def smallest_tp_memory(
         hidden: hidden size, the width of the activation each all-reduce sums [1]. None: llm.hidden.
         activation_bytes: bytes per activation element on the wire (BF16) [B].
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
+        bandwidth_efficiency: achieved fraction of each GPU's HBM bandwidth, 0 to 1 (1: the ideal roofline), passed to goodput [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline), passed to goodput; absorbs the scheduler, launches and all-reduce latency [ms].
+        comm_efficiency: achieved fraction of link_bandwidth in the all-reduces, 0 to 1 (1: the ideal ring); absorbs protocol overhead [1].
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
         tpot_target: the TPOT every request must meet [ms/token].
@@ -562,6 +647,15 @@ def smallest_tp_memory(
     link_bandwidth = gpu_gpu_link_bandwidth / 2 if link_bandwidth is None else _number(link_bandwidth, "link_bandwidth", "GB/s") * 8000000000
     if not link_bandwidth > 0:
         _require(link_bandwidth, link_bandwidth / 8000000000, _what, "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    comm_efficiency = _number(comm_efficiency, "comm_efficiency")
+    if not (comm_efficiency > 0 and comm_efficiency <= 1):
+        _require(comm_efficiency, comm_efficiency, "given", "comm_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
     batch = _number(batch, "batch")
     if not (batch % 1 == 0 and batch >= 1):
         _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -581,7 +675,9 @@ def smallest_tp_memory(
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_smallest_tp_memory(
         activation_bytes,
+        bandwidth_efficiency,
         batch,
+        comm_efficiency,
         context,
         decode_bandwidth,
         decode_memory,
@@ -590,6 +686,7 @@ def smallest_tp_memory(
         kv_heads,
         layers,
         link_bandwidth,
+        step_overhead,
         tpot_target,
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
@@ -605,13 +702,31 @@ def smallest_tp_memory(
         decode_batch,
         decode_context,
         decode_step_bytes,
+        decode_tpot_target,
+        decode_bandwidth_efficiency,
+        decode_step_overhead,
         decode_tpot,
         tpot,
         gpus_throughput,
         decode_throughput,
-        decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(
+        activation_bytes,
+        bandwidth_efficiency,
+        batch,
+        comm_efficiency,
+        context,
+        decode_bandwidth,
+        hidden,
+        kv_bytes_per_token,
+        kv_heads,
+        layers,
+        link_bandwidth,
+        step_overhead,
+        tp,
+        tpot_target,
+        weight_bytes,
+    )
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -634,6 +749,9 @@ def smallest_tp_heads(
     hidden: float | None = None,
     activation_bytes: float = 2,
     link_bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
+    comm_efficiency: float = 1,
     batch: float = 64,
     context: float = 2048,
     tpot_target: float = 20,
@@ -656,6 +774,9 @@ def smallest_tp_heads(
         hidden: hidden size, the width of the activation each all-reduce sums [1]. None: llm.hidden.
         activation_bytes: bytes per activation element on the wire (BF16) [B].
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
+        bandwidth_efficiency: achieved fraction of each GPU's HBM bandwidth, 0 to 1 (1: the ideal roofline), passed to goodput [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline), passed to goodput; absorbs the scheduler, launches and all-reduce latency [ms].
+        comm_efficiency: achieved fraction of link_bandwidth in the all-reduces, 0 to 1 (1: the ideal ring); absorbs protocol overhead [1].
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
         tpot_target: the TPOT every request must meet [ms/token].
@@ -713,6 +834,15 @@ def smallest_tp_heads(
     link_bandwidth = gpu_gpu_link_bandwidth / 2 if link_bandwidth is None else _number(link_bandwidth, "link_bandwidth", "GB/s") * 8000000000
     if not link_bandwidth > 0:
         _require(link_bandwidth, link_bandwidth / 8000000000, _what, "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    comm_efficiency = _number(comm_efficiency, "comm_efficiency")
+    if not (comm_efficiency > 0 and comm_efficiency <= 1):
+        _require(comm_efficiency, comm_efficiency, "given", "comm_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
     batch = _number(batch, "batch")
     if not (batch % 1 == 0 and batch >= 1):
         _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -732,7 +862,9 @@ def smallest_tp_heads(
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_smallest_tp_heads(
         activation_bytes,
+        bandwidth_efficiency,
         batch,
+        comm_efficiency,
         context,
         decode_bandwidth,
         hidden,
@@ -740,6 +872,7 @@ def smallest_tp_heads(
         kv_heads,
         layers,
         link_bandwidth,
+        step_overhead,
         tpot_target,
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
@@ -755,13 +888,31 @@ def smallest_tp_heads(
         decode_batch,
         decode_context,
         decode_step_bytes,
+        decode_tpot_target,
+        decode_bandwidth_efficiency,
+        decode_step_overhead,
         decode_tpot,
         tpot,
         gpus_throughput,
         decode_throughput,
-        decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(
+        activation_bytes,
+        bandwidth_efficiency,
+        batch,
+        comm_efficiency,
+        context,
+        decode_bandwidth,
+        hidden,
+        kv_bytes_per_token,
+        kv_heads,
+        layers,
+        link_bandwidth,
+        step_overhead,
+        tp,
+        tpot_target,
+        weight_bytes,
+    )
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -784,6 +935,9 @@ def smallest_tp(
     hidden: float | None = None,
     activation_bytes: float = 2,
     link_bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
+    comm_efficiency: float = 1,
     batch: float = 64,
     context: float = 2048,
     tpot_target: float = 20,
@@ -806,6 +960,9 @@ def smallest_tp(
         hidden: hidden size, the width of the activation each all-reduce sums [1]. None: llm.hidden.
         activation_bytes: bytes per activation element on the wire (BF16) [B].
         link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
+        bandwidth_efficiency: achieved fraction of each GPU's HBM bandwidth, 0 to 1 (1: the ideal roofline), passed to goodput [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline), passed to goodput; absorbs the scheduler, launches and all-reduce latency [ms].
+        comm_efficiency: achieved fraction of link_bandwidth in the all-reduces, 0 to 1 (1: the ideal ring); absorbs protocol overhead [1].
         batch: sequences decoding together [1].
         context: tokens of context per sequence [token].
         tpot_target: the TPOT every request must meet [ms/token].
@@ -863,6 +1020,15 @@ def smallest_tp(
     link_bandwidth = gpu_gpu_link_bandwidth / 2 if link_bandwidth is None else _number(link_bandwidth, "link_bandwidth", "GB/s") * 8000000000
     if not link_bandwidth > 0:
         _require(link_bandwidth, link_bandwidth / 8000000000, _what, "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    comm_efficiency = _number(comm_efficiency, "comm_efficiency")
+    if not (comm_efficiency > 0 and comm_efficiency <= 1):
+        _require(comm_efficiency, comm_efficiency, "given", "comm_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
     batch = _number(batch, "batch")
     if not (batch % 1 == 0 and batch >= 1):
         _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -882,7 +1048,9 @@ def smallest_tp(
         _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
     value = _ask_smallest_tp(
         activation_bytes,
+        bandwidth_efficiency,
         batch,
+        comm_efficiency,
         context,
         decode_bandwidth,
         decode_memory,
@@ -891,6 +1059,7 @@ def smallest_tp(
         kv_heads,
         layers,
         link_bandwidth,
+        step_overhead,
         tpot_target,
         weight_bytes,
         (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
@@ -906,13 +1075,31 @@ def smallest_tp(
         decode_batch,
         decode_context,
         decode_step_bytes,
+        decode_tpot_target,
+        decode_bandwidth_efficiency,
+        decode_step_overhead,
         decode_tpot,
         tpot,
         gpus_throughput,
         decode_throughput,
-        decode_tpot_target,
         decode_goodput,
-    ) = _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes)
+    ) = _solve_tensor_parallel(
+        activation_bytes,
+        bandwidth_efficiency,
+        batch,
+        comm_efficiency,
+        context,
+        decode_bandwidth,
+        hidden,
+        kv_bytes_per_token,
+        kv_heads,
+        layers,
+        link_bandwidth,
+        step_overhead,
+        tp,
+        tpot_target,
+        weight_bytes,
+    )
     if not (decode_step_bytes <= decode_memory):
         _limit_warning(
             "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
@@ -924,13 +1111,31 @@ def smallest_tp(
     return _answer_number(value, True)
 
 
-def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles):
+def _ask_smallest_tp_latency(
+    activation_bytes,
+    bandwidth_efficiency,
+    batch,
+    comm_efficiency,
+    context,
+    decode_bandwidth,
+    hidden,
+    kv_bytes_per_token,
+    kv_heads,
+    layers,
+    link_bandwidth,
+    step_overhead,
+    tpot_target,
+    weight_bytes,
+    titles,
+):
     """Question smallest_tp_latency at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(tp):
-        _, _, _, _, _, _, _, _, _, _, tpot, _, _, _, _ = _solve_tensor_parallel(
+        _, _, _, _, _, _, _, _, _, _, _, _, _, tpot, _, _, _ = _solve_tensor_parallel(
             activation_bytes,
+            bandwidth_efficiency,
             batch,
+            comm_efficiency,
             context,
             decode_bandwidth,
             hidden,
@@ -938,6 +1143,7 @@ def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth,
             kv_heads,
             layers,
             link_bandwidth,
+            step_overhead,
             tp,
             tpot_target,
             weight_bytes,
@@ -954,7 +1160,22 @@ def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth,
         return left <= right
 
     try:
-        boundary = _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes)[10]
+        boundary = _boundary_smallest_tp_latency(
+            activation_bytes,
+            bandwidth_efficiency,
+            batch,
+            comm_efficiency,
+            context,
+            decode_bandwidth,
+            hidden,
+            kv_bytes_per_token,
+            kv_heads,
+            layers,
+            link_bandwidth,
+            step_overhead,
+            tpot_target,
+            weight_bytes,
+        )[12]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -968,13 +1189,32 @@ def _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth,
         ) from None
 
 
-def _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles):
+def _ask_smallest_tp_memory(
+    activation_bytes,
+    bandwidth_efficiency,
+    batch,
+    comm_efficiency,
+    context,
+    decode_bandwidth,
+    decode_memory,
+    hidden,
+    kv_bytes_per_token,
+    kv_heads,
+    layers,
+    link_bandwidth,
+    step_overhead,
+    tpot_target,
+    weight_bytes,
+    titles,
+):
     """Question smallest_tp_memory at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(tp):
-        _, _, _, _, _, _, _, _, decode_step_bytes, _, _, _, _, _, _ = _solve_tensor_parallel(
+        _, _, _, _, _, _, _, _, decode_step_bytes, _, _, _, _, _, _, _, _ = _solve_tensor_parallel(
             activation_bytes,
+            bandwidth_efficiency,
             batch,
+            comm_efficiency,
             context,
             decode_bandwidth,
             hidden,
@@ -982,6 +1222,7 @@ def _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, 
             kv_heads,
             layers,
             link_bandwidth,
+            step_overhead,
             tp,
             tpot_target,
             weight_bytes,
@@ -1000,7 +1241,9 @@ def _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, 
     try:
         boundary = _boundary_smallest_tp_memory(
             activation_bytes,
+            bandwidth_efficiency,
             batch,
+            comm_efficiency,
             context,
             decode_bandwidth,
             decode_memory,
@@ -1009,9 +1252,10 @@ def _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, 
             kv_heads,
             layers,
             link_bandwidth,
+            step_overhead,
             tpot_target,
             weight_bytes,
-        )[6]
+        )[8]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1025,13 +1269,31 @@ def _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, 
         ) from None  # fmt: skip
 
 
-def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles):
+def _ask_smallest_tp_heads(
+    activation_bytes,
+    bandwidth_efficiency,
+    batch,
+    comm_efficiency,
+    context,
+    decode_bandwidth,
+    hidden,
+    kv_bytes_per_token,
+    kv_heads,
+    layers,
+    link_bandwidth,
+    step_overhead,
+    tpot_target,
+    weight_bytes,
+    titles,
+):
     """Question smallest_tp_heads at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _sides(tp):
-        _, _, _, heads_left, _, _, _, _, _, _, _, _, _, _, _ = _solve_tensor_parallel(
+        _, _, _, heads_left, _, _, _, _, _, _, _, _, _, _, _, _, _ = _solve_tensor_parallel(
             activation_bytes,
+            bandwidth_efficiency,
             batch,
+            comm_efficiency,
             context,
             decode_bandwidth,
             hidden,
@@ -1039,6 +1301,7 @@ def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, h
             kv_heads,
             layers,
             link_bandwidth,
+            step_overhead,
             tp,
             tpot_target,
             weight_bytes,
@@ -1055,7 +1318,22 @@ def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, h
         return left <= right
 
     try:
-        boundary = _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes)[5]
+        boundary = _boundary_smallest_tp_heads(
+            activation_bytes,
+            bandwidth_efficiency,
+            batch,
+            comm_efficiency,
+            context,
+            decode_bandwidth,
+            hidden,
+            kv_bytes_per_token,
+            kv_heads,
+            layers,
+            link_bandwidth,
+            step_overhead,
+            tpot_target,
+            weight_bytes,
+        )[7]
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
@@ -1064,14 +1342,33 @@ def _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, h
         raise _question_error(e, _sides, ("smallest_tp_heads", "tp", "", 1, "heads_left <= 0", ">", (("heads_left", "", 1), None), "every positive whole number up to 64", "min"), titles) from None
 
 
-def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles):
+def _ask_smallest_tp(
+    activation_bytes,
+    bandwidth_efficiency,
+    batch,
+    comm_efficiency,
+    context,
+    decode_bandwidth,
+    decode_memory,
+    hidden,
+    kv_bytes_per_token,
+    kv_heads,
+    layers,
+    link_bandwidth,
+    step_overhead,
+    tpot_target,
+    weight_bytes,
+    titles,
+):
     """Question smallest_tp at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
 
     def _feasible(tp):
         try:
-            _, _, _, heads_left, _, _, _, _, decode_step_bytes, _, tpot, _, _, _, _ = _solve_tensor_parallel(
+            _, _, _, heads_left, _, _, _, _, decode_step_bytes, _, _, _, _, tpot, _, _, _ = _solve_tensor_parallel(
                 activation_bytes,
+                bandwidth_efficiency,
                 batch,
+                comm_efficiency,
                 context,
                 decode_bandwidth,
                 hidden,
@@ -1079,6 +1376,7 @@ def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_
                 kv_heads,
                 layers,
                 link_bandwidth,
+                step_overhead,
                 tp,
                 tpot_target,
                 weight_bytes,
@@ -1091,9 +1389,9 @@ def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_
 
     limits = []
     for label, part in [
-        ("latency", lambda: _ask_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
-        ("memory", lambda: _ask_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
-        ("heads", lambda: _ask_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes, titles)),
+        ("latency", lambda: _ask_smallest_tp_latency(activation_bytes, bandwidth_efficiency, batch, comm_efficiency, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, step_overhead, tpot_target, weight_bytes, titles)),
+        ("memory", lambda: _ask_smallest_tp_memory(activation_bytes, bandwidth_efficiency, batch, comm_efficiency, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, step_overhead, tpot_target, weight_bytes, titles)),
+        ("heads", lambda: _ask_smallest_tp_heads(activation_bytes, bandwidth_efficiency, batch, comm_efficiency, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, step_overhead, tpot_target, weight_bytes, titles)),
     ]:  # fmt: skip
         try:
             limits.append((label, part(), None))
@@ -1125,35 +1423,54 @@ def _ask_smallest_tp(activation_bytes, batch, context, decode_bandwidth, decode_
         ) from None
 
 
-def _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes):
-    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tp, tpot_target, weight_bytes (base units): message_bytes, allreduce_bytes, comm_time, heads_left, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_context, decode_step_bytes, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_tpot_target, decode_goodput."""
+def _solve_tensor_parallel(
+    activation_bytes,
+    bandwidth_efficiency,
+    batch,
+    comm_efficiency,
+    context,
+    decode_bandwidth,
+    hidden,
+    kv_bytes_per_token,
+    kv_heads,
+    layers,
+    link_bandwidth,
+    step_overhead,
+    tp,
+    tpot_target,
+    weight_bytes,
+):
+    """tensor-parallel from activation_bytes, bandwidth_efficiency, batch, comm_efficiency, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, step_overhead, tp, tpot_target, weight_bytes (base units): message_bytes, allreduce_bytes, comm_time, heads_left, decode_weight_bytes, decode_kv_bytes_per_token, decode_batch, decode_context, decode_step_bytes, decode_tpot_target, decode_bandwidth_efficiency, decode_step_overhead, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
     message_bytes = activation_bytes * batch * hidden
     if not 0 < message_bytes < math.inf:
-        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 109: message_bytes = batch * hidden * activation_bytes")
+        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 125: message_bytes = batch * hidden * activation_bytes")
     try:
         allreduce_bytes = message_bytes * (-2 + 2 * tp) / tp
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "allreduce_bytes", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
+        raise _failed(e, "allreduce_bytes", "line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
     if not 0 <= allreduce_bytes < math.inf:
-        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
+        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
     if tp == 0:
-        raise ChainError("division by zero in line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
     try:
-        comm_time = 2 * allreduce_bytes * layers / link_bandwidth
+        comm_time = 2 * allreduce_bytes * layers / (comm_efficiency * link_bandwidth)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "comm_time", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
+        raise _failed(e, "comm_time", "line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]") from None
     if not 0 <= comm_time < math.inf:
-        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
-    if link_bandwidth == 0:
-        raise ChainError("division by zero in line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
+        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]")
+    if comm_efficiency * link_bandwidth == 0:
+        raise ChainError(
+            "division by zero in line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]",
+            "the divisor comm_efficiency * link_bandwidth is 0 here",
+        )
     try:
         heads_left = kv_heads - tp * math.floor(kv_heads / tp)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "heads_left", "line 118: heads_left = kv_heads % tp") from None
+        raise _failed(e, "heads_left", "line 134: heads_left = kv_heads % tp") from None
     if not 0 <= heads_left < math.inf:
-        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 118: heads_left = kv_heads % tp")
+        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 134: heads_left = kv_heads % tp")
     if tp == 0:
-        raise ChainError("division by zero in line 118: heads_left = kv_heads % tp", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 134: heads_left = kv_heads % tp", "the divisor tp is 0 here")
     try:
         decode_weight_bytes = weight_bytes / tp
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1178,40 +1495,49 @@ def _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, h
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 22: decode.context = context")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
-    try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
-    if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
-    tpot = comm_time + decode_tpot
-    if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 115: tpot = decode.tpot + comm_time")
-    try:
-        gpus_throughput = batch / tpot
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "gpus_throughput", "line 117: gpus_throughput = batch / tpot") from None
-    if not 0 < gpus_throughput < math.inf:
-        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 117: gpus_throughput = batch / tpot")
-    if tpot == 0:
-        raise ChainError("division by zero in line 117: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
-    try:
-        decode_throughput = decode_batch / decode_tpot
-    except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
-    if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
-    if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     decode_tpot_target = tpot_target
     if not 0 < decode_tpot_target < math.inf:
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 22: decode.tpot_target = tpot_target")
+    decode_bandwidth_efficiency = bandwidth_efficiency
+    if not 0 < decode_bandwidth_efficiency <= 1:
+        raise _outside(decode_bandwidth_efficiency, 1, "decode_bandwidth_efficiency", "", "positive, at most 1", "line 22: decode.bandwidth_efficiency = bandwidth_efficiency")
+    decode_step_overhead = step_overhead
+    if not 0 <= decode_step_overhead < math.inf:
+        raise _outside(decode_step_overhead, 0.001, "decode_step_overhead", "ms", "nonnegative", "line 22: decode.step_overhead = step_overhead")
+    try:
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
+    if not 0 < decode_tpot < math.inf:
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
+    tpot = comm_time + decode_tpot
+    if not 0 < tpot < math.inf:
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 131: tpot = decode.tpot + comm_time")
+    try:
+        gpus_throughput = batch / tpot
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "gpus_throughput", "line 133: gpus_throughput = batch / tpot") from None
+    if not 0 < gpus_throughput < math.inf:
+        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 133: gpus_throughput = batch / tpot")
+    if tpot == 0:
+        raise ChainError("division by zero in line 133: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
+    try:
+        decode_throughput = decode_batch / decode_tpot
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
+    if not 0 < decode_throughput < math.inf:
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
+    if decode_tpot == 0:
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
         message_bytes,
         allreduce_bytes,
@@ -1222,20 +1548,37 @@ def _solve_tensor_parallel(activation_bytes, batch, context, decode_bandwidth, h
         decode_batch,
         decode_context,
         decode_step_bytes,
+        decode_tpot_target,
+        decode_bandwidth_efficiency,
+        decode_step_overhead,
         decode_tpot,
         tpot,
         gpus_throughput,
         decode_throughput,
-        decode_tpot_target,
         decode_goodput,
     )
 
 
-def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes):
-    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, tpot, allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token, gpus_throughput, heads_left, decode_throughput, decode_goodput."""
+def _boundary_smallest_tp_latency(
+    activation_bytes,
+    bandwidth_efficiency,
+    batch,
+    comm_efficiency,
+    context,
+    decode_bandwidth,
+    hidden,
+    kv_bytes_per_token,
+    kv_heads,
+    layers,
+    link_bandwidth,
+    step_overhead,
+    tpot_target,
+    weight_bytes,
+):
+    """tensor-parallel from activation_bytes, bandwidth_efficiency, batch, comm_efficiency, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, step_overhead, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, decode_bandwidth_efficiency, decode_step_overhead, tpot, allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token, gpus_throughput, heads_left, decode_throughput, decode_goodput."""
     message_bytes = activation_bytes * batch * hidden
     if not 0 < message_bytes < math.inf:
-        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 109: message_bytes = batch * hidden * activation_bytes")
+        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 125: message_bytes = batch * hidden * activation_bytes")
     decode_batch = batch
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 22: decode.batch = batch")
@@ -1245,13 +1588,19 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
     decode_tpot_target = tpot_target
     if not 0 < decode_tpot_target < math.inf:
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 22: decode.tpot_target = tpot_target")
+    decode_bandwidth_efficiency = bandwidth_efficiency
+    if not 0 < decode_bandwidth_efficiency <= 1:
+        raise _outside(decode_bandwidth_efficiency, 1, "decode_bandwidth_efficiency", "", "positive, at most 1", "line 22: decode.bandwidth_efficiency = bandwidth_efficiency")
+    decode_step_overhead = step_overhead
+    if not 0 <= decode_step_overhead < math.inf:
+        raise _outside(decode_step_overhead, 0.001, "decode_step_overhead", "ms", "nonnegative", "line 22: decode.step_overhead = step_overhead")
     tpot = tpot_target
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 121: tpot = tpot_target")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 137: tpot = tpot_target")
     _options = []
     try:
         _options.append(
-            (2 * link_bandwidth * message_bytes * (-weight_bytes + decode_bandwidth * tpot - decode_batch * decode_context * kv_bytes_per_token) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), 4 * layers * message_bytes * (-weight_bytes + decode_bandwidth * tpot - decode_batch * decode_context * kv_bytes_per_token) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), (weight_bytes + decode_batch * decode_context * kv_bytes_per_token) * (-link_bandwidth * tpot + 4 * layers * message_bytes) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), decode_bandwidth * weight_bytes * (-link_bandwidth * tpot + 4 * layers * message_bytes) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), decode_bandwidth * (weight_bytes + decode_batch * decode_context * kv_bytes_per_token) * (-link_bandwidth * tpot + 4 * layers * message_bytes) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth) / (decode_bandwidth * (-link_bandwidth * tpot + 4 * layers * message_bytes)), decode_bandwidth * kv_bytes_per_token * (-link_bandwidth * tpot + 4 * layers * message_bytes) / (-link_bandwidth * weight_bytes + 4 * decode_bandwidth * layers * message_bytes - decode_batch * decode_context * kv_bytes_per_token * link_bandwidth)),
+            (2 * comm_efficiency * link_bandwidth * message_bytes * (weight_bytes + decode_step_overhead * decode_bandwidth * decode_bandwidth_efficiency + decode_batch * decode_context * kv_bytes_per_token - decode_bandwidth * decode_bandwidth_efficiency * tpot) / (comm_efficiency * link_bandwidth * weight_bytes - 4 * decode_bandwidth * decode_bandwidth_efficiency * layers * message_bytes + comm_efficiency * decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), 4 * layers * message_bytes * (weight_bytes + decode_step_overhead * decode_bandwidth * decode_bandwidth_efficiency + decode_batch * decode_context * kv_bytes_per_token - decode_bandwidth * decode_bandwidth_efficiency * tpot) / (comm_efficiency * link_bandwidth * weight_bytes - 4 * decode_bandwidth * decode_bandwidth_efficiency * layers * message_bytes + comm_efficiency * decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), (-4 * layers * message_bytes * weight_bytes + comm_efficiency * link_bandwidth * tpot * weight_bytes - 4 * decode_step_overhead * decode_bandwidth * decode_bandwidth_efficiency * layers * message_bytes - 4 * decode_batch * decode_context * kv_bytes_per_token * layers * message_bytes + comm_efficiency * decode_batch * decode_context * kv_bytes_per_token * link_bandwidth * tpot) / (comm_efficiency * link_bandwidth * weight_bytes - 4 * decode_bandwidth * decode_bandwidth_efficiency * layers * message_bytes + comm_efficiency * decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), -decode_bandwidth * decode_bandwidth_efficiency * weight_bytes * (4 * layers * message_bytes + decode_step_overhead * comm_efficiency * link_bandwidth - comm_efficiency * link_bandwidth * tpot) / (comm_efficiency * link_bandwidth * weight_bytes - 4 * decode_bandwidth * decode_bandwidth_efficiency * layers * message_bytes + comm_efficiency * decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), -decode_bandwidth * decode_bandwidth_efficiency * (weight_bytes + decode_batch * decode_context * kv_bytes_per_token) * (4 * layers * message_bytes + decode_step_overhead * comm_efficiency * link_bandwidth - comm_efficiency * link_bandwidth * tpot) / (comm_efficiency * link_bandwidth * weight_bytes - 4 * decode_bandwidth * decode_bandwidth_efficiency * layers * message_bytes + comm_efficiency * decode_batch * decode_context * kv_bytes_per_token * link_bandwidth), -(comm_efficiency * link_bandwidth * weight_bytes - 4 * decode_bandwidth * decode_bandwidth_efficiency * layers * message_bytes + comm_efficiency * decode_batch * decode_context * kv_bytes_per_token * link_bandwidth) / (decode_bandwidth * decode_bandwidth_efficiency * (4 * layers * message_bytes + decode_step_overhead * comm_efficiency * link_bandwidth - comm_efficiency * link_bandwidth * tpot)), -decode_bandwidth * decode_bandwidth_efficiency * kv_bytes_per_token * (4 * layers * message_bytes + decode_step_overhead * comm_efficiency * link_bandwidth - comm_efficiency * link_bandwidth * tpot) / (comm_efficiency * link_bandwidth * weight_bytes - 4 * decode_bandwidth * decode_bandwidth_efficiency * layers * message_bytes + comm_efficiency * decode_batch * decode_context * kv_bytes_per_token * link_bandwidth)),
         )  # fmt: skip
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
@@ -1259,14 +1608,20 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
         _options,
         "allreduce_bytes, comm_time, decode_tpot, decode_weight_bytes, decode_step_bytes, tp, decode_kv_bytes_per_token",
         [("nonnegative", None, None), ("nonnegative", None, None), ("positive", None, None), ("positive", None, None), ("positive", None, None), ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64)), ("positive", None, None)],
-        "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes",
+        "line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes",
     )  # fmt: skip
     if tp == 0:
-        raise ChainError("division by zero in line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
-    if link_bandwidth == 0:
-        raise ChainError("division by zero in line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise ChainError("division by zero in line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
+    if comm_efficiency * link_bandwidth == 0:
+        raise ChainError(
+            "division by zero in line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]",
+            "the divisor comm_efficiency * link_bandwidth is 0 here",
+        )
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     if tp == 0:
         raise ChainError("division by zero in line 22: decode.weight_bytes = weight_bytes / tp", "the divisor tp is 0 here")
     if tp == 0:
@@ -1274,35 +1629,37 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
     try:
         gpus_throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "gpus_throughput", "line 117: gpus_throughput = batch / tpot") from None
+        raise _failed(e, "gpus_throughput", "line 133: gpus_throughput = batch / tpot") from None
     if not 0 < gpus_throughput < math.inf:
-        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 117: gpus_throughput = batch / tpot")
+        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 133: gpus_throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 117: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 133: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
     try:
         heads_left = kv_heads - tp * math.floor(kv_heads / tp)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "heads_left", "line 118: heads_left = kv_heads % tp") from None
+        raise _failed(e, "heads_left", "line 134: heads_left = kv_heads % tp") from None
     if not 0 <= heads_left < math.inf:
-        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 118: heads_left = kv_heads % tp")
+        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 134: heads_left = kv_heads % tp")
     if tp == 0:
-        raise ChainError("division by zero in line 118: heads_left = kv_heads % tp", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 134: heads_left = kv_heads % tp", "the divisor tp is 0 here")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
         message_bytes,
         decode_batch,
         decode_context,
         decode_tpot_target,
+        decode_bandwidth_efficiency,
+        decode_step_overhead,
         tpot,
         allreduce_bytes,
         comm_time,
@@ -1318,11 +1675,27 @@ def _boundary_smallest_tp_latency(activation_bytes, batch, context, decode_bandw
     )
 
 
-def _boundary_smallest_tp_memory(activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes):
-    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, decode_step_bytes, decode_weight_bytes, tp, decode_kv_bytes_per_token, allreduce_bytes, comm_time, heads_left, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
+def _boundary_smallest_tp_memory(
+    activation_bytes,
+    bandwidth_efficiency,
+    batch,
+    comm_efficiency,
+    context,
+    decode_bandwidth,
+    decode_memory,
+    hidden,
+    kv_bytes_per_token,
+    kv_heads,
+    layers,
+    link_bandwidth,
+    step_overhead,
+    tpot_target,
+    weight_bytes,
+):
+    """tensor-parallel from activation_bytes, bandwidth_efficiency, batch, comm_efficiency, context, decode_bandwidth, decode_memory, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, step_overhead, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, decode_bandwidth_efficiency, decode_step_overhead, decode_step_bytes, decode_weight_bytes, tp, decode_kv_bytes_per_token, allreduce_bytes, comm_time, heads_left, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
     message_bytes = activation_bytes * batch * hidden
     if not 0 < message_bytes < math.inf:
-        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 109: message_bytes = batch * hidden * activation_bytes")
+        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 125: message_bytes = batch * hidden * activation_bytes")
     decode_batch = batch
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 22: decode.batch = batch")
@@ -1332,9 +1705,15 @@ def _boundary_smallest_tp_memory(activation_bytes, batch, context, decode_bandwi
     decode_tpot_target = tpot_target
     if not 0 < decode_tpot_target < math.inf:
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 22: decode.tpot_target = tpot_target")
+    decode_bandwidth_efficiency = bandwidth_efficiency
+    if not 0 < decode_bandwidth_efficiency <= 1:
+        raise _outside(decode_bandwidth_efficiency, 1, "decode_bandwidth_efficiency", "", "positive, at most 1", "line 22: decode.bandwidth_efficiency = bandwidth_efficiency")
+    decode_step_overhead = step_overhead
+    if not 0 <= decode_step_overhead < math.inf:
+        raise _outside(decode_step_overhead, 0.001, "decode_step_overhead", "ms", "nonnegative", "line 22: decode.step_overhead = step_overhead")
     decode_step_bytes = decode_memory
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 121: decode.step_bytes = decode.memory")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 137: decode.step_bytes = decode.memory")
     _options = []
     try:
         _options.append(
@@ -1346,7 +1725,7 @@ def _boundary_smallest_tp_memory(activation_bytes, batch, context, decode_bandwi
         _options,
         "decode_weight_bytes, tp, decode_kv_bytes_per_token",
         [("positive", None, None), ("positive", 1, 64, (1, 2, 4, 8, 16, 32, 64)), ("positive", None, None)],
-        "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token",
+        "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token",
     )
     if tp == 0:
         raise ChainError("division by zero in line 22: decode.weight_bytes = weight_bytes / tp", "the divisor tp is 0 here")
@@ -1355,62 +1734,70 @@ def _boundary_smallest_tp_memory(activation_bytes, batch, context, decode_bandwi
     try:
         allreduce_bytes = message_bytes * (-2 + 2 * tp) / tp
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "allreduce_bytes", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
+        raise _failed(e, "allreduce_bytes", "line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
     if not 0 <= allreduce_bytes < math.inf:
-        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
+        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
     if tp == 0:
-        raise ChainError("division by zero in line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
     try:
-        comm_time = 2 * allreduce_bytes * layers / link_bandwidth
+        comm_time = 2 * allreduce_bytes * layers / (comm_efficiency * link_bandwidth)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "comm_time", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
+        raise _failed(e, "comm_time", "line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]") from None
     if not 0 <= comm_time < math.inf:
-        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
-    if link_bandwidth == 0:
-        raise ChainError("division by zero in line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
+        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]")
+    if comm_efficiency * link_bandwidth == 0:
+        raise ChainError(
+            "division by zero in line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]",
+            "the divisor comm_efficiency * link_bandwidth is 0 here",
+        )
     try:
         heads_left = kv_heads - tp * math.floor(kv_heads / tp)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "heads_left", "line 118: heads_left = kv_heads % tp") from None
+        raise _failed(e, "heads_left", "line 134: heads_left = kv_heads % tp") from None
     if not 0 <= heads_left < math.inf:
-        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 118: heads_left = kv_heads % tp")
+        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 134: heads_left = kv_heads % tp")
     if tp == 0:
-        raise ChainError("division by zero in line 118: heads_left = kv_heads % tp", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 134: heads_left = kv_heads % tp", "the divisor tp is 0 here")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     tpot = comm_time + decode_tpot
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 115: tpot = decode.tpot + comm_time")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 131: tpot = decode.tpot + comm_time")
     try:
         gpus_throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "gpus_throughput", "line 117: gpus_throughput = batch / tpot") from None
+        raise _failed(e, "gpus_throughput", "line 133: gpus_throughput = batch / tpot") from None
     if not 0 < gpus_throughput < math.inf:
-        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 117: gpus_throughput = batch / tpot")
+        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 133: gpus_throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 117: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 133: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
         message_bytes,
         decode_batch,
         decode_context,
         decode_tpot_target,
+        decode_bandwidth_efficiency,
+        decode_step_overhead,
         decode_step_bytes,
         decode_weight_bytes,
         tp,
@@ -1426,11 +1813,26 @@ def _boundary_smallest_tp_memory(activation_bytes, batch, context, decode_bandwi
     )
 
 
-def _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes):
-    """tensor-parallel from activation_bytes, batch, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, heads_left, tp, allreduce_bytes, comm_time, decode_weight_bytes, decode_kv_bytes_per_token, decode_step_bytes, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
+def _boundary_smallest_tp_heads(
+    activation_bytes,
+    bandwidth_efficiency,
+    batch,
+    comm_efficiency,
+    context,
+    decode_bandwidth,
+    hidden,
+    kv_bytes_per_token,
+    kv_heads,
+    layers,
+    link_bandwidth,
+    step_overhead,
+    tpot_target,
+    weight_bytes,
+):
+    """tensor-parallel from activation_bytes, bandwidth_efficiency, batch, comm_efficiency, context, decode_bandwidth, hidden, kv_bytes_per_token, kv_heads, layers, link_bandwidth, step_overhead, tpot_target, weight_bytes (base units): message_bytes, decode_batch, decode_context, decode_tpot_target, decode_bandwidth_efficiency, decode_step_overhead, heads_left, tp, allreduce_bytes, comm_time, decode_weight_bytes, decode_kv_bytes_per_token, decode_step_bytes, decode_tpot, tpot, gpus_throughput, decode_throughput, decode_goodput."""
     message_bytes = activation_bytes * batch * hidden
     if not 0 < message_bytes < math.inf:
-        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 109: message_bytes = batch * hidden * activation_bytes")
+        raise _outside(message_bytes, 8000000, "message_bytes", "MB", "positive", "line 125: message_bytes = batch * hidden * activation_bytes")
     decode_batch = batch
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 22: decode.batch = batch")
@@ -1440,32 +1842,41 @@ def _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwid
     decode_tpot_target = tpot_target
     if not 0 < decode_tpot_target < math.inf:
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 22: decode.tpot_target = tpot_target")
+    decode_bandwidth_efficiency = bandwidth_efficiency
+    if not 0 < decode_bandwidth_efficiency <= 1:
+        raise _outside(decode_bandwidth_efficiency, 1, "decode_bandwidth_efficiency", "", "positive, at most 1", "line 22: decode.bandwidth_efficiency = bandwidth_efficiency")
+    decode_step_overhead = step_overhead
+    if not 0 <= decode_step_overhead < math.inf:
+        raise _outside(decode_step_overhead, 0.001, "decode_step_overhead", "ms", "nonnegative", "line 22: decode.step_overhead = step_overhead")
     heads_left = 0
     if not 0 <= heads_left < math.inf:
-        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 121: heads_left = 0")
+        raise _outside(heads_left, 1, "heads_left", "", "nonnegative", "line 137: heads_left = 0")
 
     def _trial1(tp):
         return (_exact_sum((heads_left, -kv_heads, tp * math.floor(kv_heads / tp))), ())
 
-    tp = _search(_trial1, 8, 1, "positive", 1, 64, "tp", "", "line 118: heads_left = kv_heads % tp")
+    tp = _search(_trial1, 8, 1, "positive", 1, 64, "tp", "", "line 134: heads_left = kv_heads % tp")
     if tp == 0:
-        raise ChainError("division by zero in line 118: heads_left = kv_heads % tp", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 134: heads_left = kv_heads % tp", "the divisor tp is 0 here")
     try:
         allreduce_bytes = message_bytes * (-2 + 2 * tp) / tp
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "allreduce_bytes", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
+        raise _failed(e, "allreduce_bytes", "line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes") from None
     if not 0 <= allreduce_bytes < math.inf:
-        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
+        raise _outside(allreduce_bytes, 8000000, "allreduce_bytes", "MB", "nonnegative", "line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes")
     if tp == 0:
-        raise ChainError("division by zero in line 111: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
+        raise ChainError("division by zero in line 127: allreduce_bytes = 2 * (tp - 1) / tp * message_bytes", "the divisor tp is 0 here")
     try:
-        comm_time = 2 * allreduce_bytes * layers / link_bandwidth
+        comm_time = 2 * allreduce_bytes * layers / (comm_efficiency * link_bandwidth)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "comm_time", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]") from None
+        raise _failed(e, "comm_time", "line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]") from None
     if not 0 <= comm_time < math.inf:
-        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]")
-    if link_bandwidth == 0:
-        raise ChainError("division by zero in line 113: comm_time = 2 * layers * allreduce_bytes / link_bandwidth / 1[token]", "the divisor link_bandwidth is 0 here")
+        raise _outside(comm_time, 0.001, "comm_time", "ms/token", "nonnegative", "line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]")
+    if comm_efficiency * link_bandwidth == 0:
+        raise ChainError(
+            "division by zero in line 129: comm_time = 2 * layers * allreduce_bytes / (comm_efficiency * link_bandwidth) / 1[token]",
+            "the divisor comm_efficiency * link_bandwidth is 0 here",
+        )
     try:
         decode_weight_bytes = weight_bytes / tp
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1484,42 +1895,47 @@ def _boundary_smallest_tp_heads(activation_bytes, batch, context, decode_bandwid
         raise ChainError("division by zero in line 22: decode.kv_bytes_per_token = kv_bytes_per_token / tp", "the divisor tp is 0 here")
     decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 70: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
     try:
-        decode_tpot = decode_step_bytes / decode_bandwidth
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_tpot", "line 71: tpot = step_bytes / bandwidth / 1[token]") from None
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 71: tpot = step_bytes / bandwidth / 1[token]")
-    if decode_bandwidth == 0:
-        raise ChainError("division by zero in line 71: tpot = step_bytes / bandwidth / 1[token]", "the divisor decode_bandwidth is 0 here")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
     tpot = comm_time + decode_tpot
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 115: tpot = decode.tpot + comm_time")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 131: tpot = decode.tpot + comm_time")
     try:
         gpus_throughput = batch / tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "gpus_throughput", "line 117: gpus_throughput = batch / tpot") from None
+        raise _failed(e, "gpus_throughput", "line 133: gpus_throughput = batch / tpot") from None
     if not 0 < gpus_throughput < math.inf:
-        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 117: gpus_throughput = batch / tpot")
+        raise _outside(gpus_throughput, 1, "gpus_throughput", "token/s", "positive", "line 133: gpus_throughput = batch / tpot")
     if tpot == 0:
-        raise ChainError("division by zero in line 117: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
+        raise ChainError("division by zero in line 133: gpus_throughput = batch / tpot", "the divisor tpot is 0 here")
     try:
         decode_throughput = decode_batch / decode_tpot
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_throughput", "line 73: throughput = batch / tpot") from None
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
     if not 0 < decode_throughput < math.inf:
-        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 73: throughput = batch / tpot")
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
     if decode_tpot == 0:
-        raise ChainError("division by zero in line 73: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
-        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 74: goodput = if(tpot <= tpot_target, throughput, 0)")
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     return (
         message_bytes,
         decode_batch,
         decode_context,
         decode_tpot_target,
+        decode_bandwidth_efficiency,
+        decode_step_overhead,
         heads_left,
         tp,
         allreduce_bytes,
