@@ -293,6 +293,24 @@ WITH_A_LIMIT = Chain(
     constructs=frozenset({"limits"}),
 )
 
+# a backwards query for an input with a value set: the found value is checked against the set
+# (the generated modules printed `not lo <= x <= hi and _member(x, ...)`, which skipped the set)
+SET_FOUND_BY_A_QUERY = Chain(
+    yaml("""
+    name: chain
+    title: a set found by a query
+    variables:
+      a0: {unit: "token/s", value: 2, min: 2}
+      a1: {unit: "s", value: 2, values: [2, 2.5]}
+      a2: {value: 1, integer: true, min: 1}
+      a3: {unit: "s", domain: "real"}
+    equations:
+      - "a3 = a1"
+    """),
+    ({},),
+    ("a1", "a3"),
+)
+
 # a lookup read at a choice input's name, in an equation, a table's column and a question's condition
 LOOKUP = Chain(
     yaml("""

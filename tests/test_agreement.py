@@ -54,6 +54,7 @@ from .agreement_examples import (
     NESTED_OUTER_TERMS,
     NO_BRACKET_FROM_THE_START,
     ROUNDING_IS_NO_ROOT,
+    SET_FOUND_BY_A_QUERY,
     TWO_ROOTS_ARE_CHOSEN_QUICKLY,
     ZERO_DIVISOR_IN_A_COLUMN,
 )
@@ -91,6 +92,7 @@ def out(tmp_path_factory):
 @example(chain=NESTED_OUTER_BOUNDS)
 @example(chain=JOINED_WITH_CONDITIONS)
 @example(chain=LOOKUP)
+@example(chain=SET_FOUND_BY_A_QUERY)
 @given(chain=chains())
 def test_the_modules_agree_with_the_solver(chain_project, out, chain):
     run_chain(chain_project, out, chain)

@@ -41,6 +41,8 @@ def test_the_command_line_takes_and_prints_names(capsys):
     assert code == 0 and "kv_dtype     int4" in out and "356.5" in out
     code, out, _ = run(capsys, "solve", MODEL, "--no-cache", "--given", "kv_dtype=bf16", "--json")
     assert code == 0 and '"value": "bf16"' in out
+    code, out, _ = run(capsys, "solve", MODEL, "--no-cache", "--explain")
+    assert code == 0 and "if(kv_dtype == bf16, 16 bit, if(kv_dtype == fp8, 8 bit, 4.25 bit))" in out and "if(fp8 == bf16" in out
 
 
 def test_an_unknown_name_is_refused_with_a_suggestion(capsys):

@@ -43,6 +43,16 @@ class TextPrinter(StrPrinter):
         other = rest[0][0] if len(rest) == 1 and rest[0][1] == sp.true else sp.Piecewise(*rest)
         return f"if({self._print(cond)}, {self._print(a)}, {self._print(other)})"
 
+    def _print_Relational(self, expr):
+        """`kv_dtype == fp8`: a choice's code printed as its name (lookups.py)."""
+        var = next((v for v in self.model.variables.values() if v.choices and v.sym == expr.lhs), None)
+        if isinstance(expr, sp.Eq) and var is not None and expr.rhs.is_Integer and 1 <= int(expr.rhs) <= len(var.choices):
+            return f"{self._print(expr.lhs)} == {var.choices[int(expr.rhs) - 1]}"
+        return super()._print_Relational(expr)
+
+    def _print_Or(self, expr):
+        return " or ".join(self.parenthesize(a, 1) for a in expr.args)
+
     def _print_ceiling(self, expr):
         return f"ceil({self._print(expr.args[0])})"
 

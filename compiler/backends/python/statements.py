@@ -196,7 +196,7 @@ class ProgramWriter:
         high = f"<= {number(d.hi)}" if d.hi is not None else "< math.inf"
         if d.values is not None:
             self.used.add("_member")
-            return f"{low} {x} {high} and _member({x}, {set_values(d)})"
+            return f"({low} {x} {high} and _member({x}, {set_values(d)}))"  # parenthesised: it follows `not`
         return f"{low} {x} {high}"
 
     def _print_Guard(self, out: Out, s: P.Guard) -> None:
