@@ -64,6 +64,7 @@ class QuestionCells:
         a = chain.report.answers[name]
         self.answer = None if isinstance(a, ChaincError) else a
         self.error = a if isinstance(a, ChaincError) else None
+        self.closed_rule = False
         self.failing: dict = {}  # probe -> its cell of failing physical limits (physical.failing_text)
 
     @property
@@ -99,6 +100,7 @@ class QuestionCells:
                 return write_search(self, answer_row, row)
             return self.write_fixed(answer_row, row)
         q, sheet = self.q, self.sheet
+        self.closed_rule = True  # the rule's own probes (not a search's rows): the answer's limits go in probe 3 (4)
         first = row
         sheet.text(row, 1, f"How {q.name} is found: the answer rule of runtime/answer.py, as formulas", font=SECTION_FONT)
         row += 1
@@ -228,7 +230,7 @@ class QuestionCells:
                 node = pr.value(side)
             sides.append(em.put(key, key, node))
         ok = em.put("ok", "ok", xl.fn("IFERROR", xl.all_of(em.oks), xl.FALSE) if em.oks else xl.TRUE)
-        failing = failing_text(pr, self.shape.at) if k >= 3 and not self.q.parts else None  # at the answer: its physical limits
+        failing = failing_text(pr, self.shape.at) if k >= 3 and self.closed_rule else None  # at the answer: its physical limits
         if failing is not None:
             self.failing[k] = em.put("limits", "limits", failing)
         cond = pr.condition(self.shape.condition)
