@@ -74,7 +74,8 @@ class Catalog:
     def fields(self) -> dict[str, dict[str, FieldSpec]]:
         # loading needs the parser (SymPy, pint); finding an entry's file does not (the warm path)
         from .load import Builder
-        from .schema import FIELDS_SCHEMA, validate
+        from .schema import validate
+        from .schema_catalog import FIELDS_SCHEMA
         from .source import load_yaml
 
         out = {}
@@ -143,7 +144,8 @@ class Catalog:
     def _load(self, kind: str, path: Path) -> Entry:
         from .ir import Model
         from .load import Builder
-        from .schema import CATALOG_SCHEMA, validate
+        from .schema import validate
+        from .schema_catalog import CATALOG_SCHEMA
         from .source import load_yaml
 
         src = load_yaml(path)
