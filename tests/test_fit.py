@@ -205,3 +205,14 @@ def test_cli_json_and_bounds(tmp_path, capsys):
     assert "outside bandwidth_efficiency's domain" in err
     err = _refusal(capsys, ["fit", "goodput", "--data", str(path), "--free", "bandwidth_efficiency", "--bounds", "bandwidth_efficiency=a:b"])
     assert "expected NAME=LOW:HIGH" in err
+
+
+def test_a_calibration_applied_off_its_hardware_says_so(project):
+    """The TRT-LLM calibration was measured on an H100 SXM: on it the sentence is plain, on an H200 it says the
+    calibration is applied off its measurements (its error there is unknown), in the API as on the command line."""
+    from chainc.api import solve
+
+    on = solve("goodput", calibration="trtllm-0.6.1-h100-fp8-llama-7b", project=project)
+    off = solve("goodput", calibration="trtllm-0.6.1-h100-fp8-llama-7b", gpu="h200", project=project)
+    assert not any("applied off" in n for n in on.notes)
+    assert any("applied off its measurements, on GPU h200 (measured on h100-sxm)" in n for n in off.notes), off.notes

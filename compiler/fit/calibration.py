@@ -35,6 +35,8 @@ def as_data(fit: Fit) -> dict:
         "license": meta.get("license", ""),
         "metric": meta.get("metric", ""),
         "rows": fit.rows,
+        "gpus": fit.hardware.get("gpu", []),
+        "llms": fit.hardware.get("llm", []),
         "measured": list(fit.measured),
         "fitted": {
             f.name: {"value": _round(f.value), "unit": f.unit, "stderr": _round(f.stderr), "interval_95": None if f.low is None else [_round(f.low), _round(f.high)], "at_bound": f.at_bound}
@@ -114,14 +116,18 @@ def given(model, calibration: dict, given: dict) -> dict:
     return out
 
 
-def sentence(calibration: dict) -> str:
-    """What a reader must know about the numbers: calibrated to what, and how well."""
+def sentence(calibration: dict, gpu=None, llm=None) -> str:
+    """What a reader must know about the numbers: calibrated to what, how well, and whether on the hardware it was measured on.
+
+    gpu, llm: the catalog ids the numbers are for; a calibration measured on others is said to be applied off them."""
     r = calibration.get("residuals") or {}
     fitted = ", ".join(f"{n} = {f['value']:.4g}{(' ' + f['unit']) if f.get('unit') else ''}" for n, f in calibration["fitted"].items())
     held = f", held-out MAPE {r['holdout_mape_percent']:.3g} %" if r.get("holdout_mape_percent") is not None else ""
     what = " ".join(x for x in (calibration.get("engine", "").split(" (")[0], "on " + calibration["hardware"].split(" (")[0] if calibration.get("hardware") else "") if x)
     mape = f", MAPE {r['mape_percent']:.3g} %" if r.get("mape_percent") is not None else ""
-    return f"calibrated ({calibration['name']}) to {calibration.get('rows', '?')} measured runs{' of ' + what if what else ''}{mape}{held}: {fitted}"
+    off = [f"{kind} {chosen} (measured on {', '.join(ran)})" for kind, chosen, ran in (("GPU", gpu, calibration.get("gpus")), ("LLM", llm, calibration.get("llms"))) if chosen and ran and chosen not in ran]
+    away = f"; applied off its measurements, on {' and '.join(off)}: its error there is unknown" if off else ""
+    return f"calibrated ({calibration['name']}) to {calibration.get('rows', '?')} measured runs{' of ' + what if what else ''}{mape}{held}: {fitted}{away}"
 
 
 IDEAL = "uncalibrated: an ideal roofline (every efficiency at 1, every overhead at 0); chainc fit calibrates it to measured runs"

@@ -192,7 +192,8 @@ def fit(model, data: Data, free, project, bounds=None, measured=None, holdout: f
             raise DataError(f"holding out {k} of {len(data.rows)} rows leaves too few to fit {len(p.free)} free inputs", data.loc(data.rows[-1].line), "hold out a smaller fraction, or add rows")
         xt, _, _ = _solve(p, train, x0, cache)
         held = residuals(p, [r for i, r in enumerate(data.rows) if i in hold], [f.value for f in xt], cache)
-    return Fit(model.name, data.path, len(data.rows), p.measured, fitted, tuple(res), tuple(roofline), tuple(held), holdout, dict(data.meta), nfev)
+    ran = {kind: sorted({row.cells.get(kind) for row in data.rows} - {None, ""}) for kind in CHOICES}  # what the rows name, and only that
+    return Fit(model.name, data.path, len(data.rows), p.measured, fitted, tuple(res), tuple(roofline), tuple(held), holdout, dict(data.meta), nfev, ran)
 
 
 def _solve(p: Problem, rows, x0, cache):

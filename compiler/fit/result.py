@@ -38,6 +38,7 @@ class Fit:
     holdout_fraction: float = 0.0
     meta: dict = field(default_factory=dict)
     evaluations: int = 0
+    hardware: dict = field(default_factory=dict)  # 'gpu'/'llm' -> the catalog ids the rows name (a row that names none, with its sizes as columns, claims no entry)
 
     @staticmethod
     def mape(rs) -> float | None:
