@@ -125,7 +125,11 @@ def sentence(calibration: dict, gpu=None, llm=None) -> str:
     held = f", held-out MAPE {r['holdout_mape_percent']:.3g} %" if r.get("holdout_mape_percent") is not None else ""
     what = " ".join(x for x in (calibration.get("engine", "").split(" (")[0], "on " + calibration["hardware"].split(" (")[0] if calibration.get("hardware") else "") if x)
     mape = f", MAPE {r['mape_percent']:.3g} %" if r.get("mape_percent") is not None else ""
-    off = [f"{kind} {chosen} (measured on {', '.join(ran)})" for kind, chosen, ran in (("GPU", gpu, calibration.get("gpus")), ("LLM", llm, calibration.get("llms"))) if chosen and ran and chosen not in ran]
+    off = [
+        f"{kind} {chosen} (measured on {', '.join(ran)})"
+        for kind, chosen, ran in (("GPU", gpu, calibration.get("gpus")), ("LLM", llm, calibration.get("llms")))
+        if chosen and ran and chosen not in ran
+    ]
     away = f"; applied off its measurements, on {' and '.join(off)}: its error there is unknown" if off else ""
     return f"calibrated ({calibration['name']}) to {calibration.get('rows', '?')} measured runs{' of ' + what if what else ''}{mape}{held}: {fitted}{away}"
 
