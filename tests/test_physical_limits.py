@@ -107,11 +107,14 @@ def test_generated_modules_warn(modules):
         vec.solve(gpu="l40s", llm="llama-3.1-405b", batch=np.array([1, BATCH]))  # 811.7 + 1.057 GB at batch 1
     with pytest.warns(UserWarning, match=WARNING):  # the question's answer where the limit fails says so
         assert plain.max_batch(gpu="l40s", llm="llama-3.1-405b", tpot_target=1000) == BATCH
+    with pytest.warns(UserWarning, match=WARNING + r" at 2 of 2 points, the first at index \(0,\)"):  # the NumPy flavour's answers too
+        assert list(vec.max_batch(gpu="l40s", llm="llama-3.1-405b", tpot_target=np.array([1000.0, 1000.0]))) == [BATCH, BATCH]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # where the limit holds: no warning
         plain.solve()
         vec.solve(batch=np.array([1, 64]))
         assert plain.max_batch() == 64
+        assert list(vec.max_batch(tpot_target=np.array([10.0, 12.0]))) == [64, plain.max_batch(tpot_target=12)]
 
 
 def test_the_derivation_sheet_lists_each_limit_with_its_status(tmp_path):
