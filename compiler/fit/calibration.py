@@ -134,4 +134,5 @@ def sentence(calibration: dict, gpu=None, llm=None) -> str:
     return f"calibrated ({calibration['name']}) to {calibration.get('rows', '?')} measured runs{' of ' + what if what else ''}{mape}{held}: {fitted}{away}"
 
 
-IDEAL = "uncalibrated: an ideal roofline (every efficiency at 1, every overhead at 0); chainc fit calibrates it to measured runs"
+# every chain says so, a queue as a roofline: only a roofline has an ideal machine to name
+IDEAL = "uncalibrated: not fitted to measured runs (a roofline's efficiencies at their defaults: an ideal machine); chainc fit calibrates a chain to them"
