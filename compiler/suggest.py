@@ -12,6 +12,7 @@ def close_names(name: str, names: Iterable[str]) -> list[str]:
     Only the user knows which of gpu.flops_bf16 and gpu.flops_fp8 gpu.flops meant, so a hint offers both.
     """
     names = list(names)
+    same = [n for n in names if n.lower() == name.lower() and n != name]  # FP8 for fp8: the case alone differs
     ratio = {n: difflib.SequenceMatcher(None, name, n).ratio() for n in names}
     near = [n for n in difflib.get_close_matches(name, names, n=5) if ratio[n] >= max(ratio.values()) - 0.1]
-    return list(dict.fromkeys([n for n in names if n.startswith(name + "_")] + near))
+    return list(dict.fromkeys(same + [n for n in names if n.startswith(name + "_")] + near))

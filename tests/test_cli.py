@@ -215,3 +215,9 @@ def test_list_fits_a_narrow_terminal():
     assert any(ln.rstrip().endswith("bundled") and "…" in ln for ln in rows)  # titles longer than the room are cut
     piped = subprocess.run([CONSOLE_SCRIPT, "list"], capture_output=True, text=True, cwd=ROOT / "docs", env=env, timeout=120).stdout
     assert "…" not in piped and "Chunked prefill's token budget, TPOT against TTFT" in piped
+
+
+def test_a_name_in_the_wrong_case_is_offered_in_the_right_one(capsys):
+    """kv_dtype=FP8: difflib rates 'FP8' far from 'fp8' (case counts), so the hint offered an example, not the name meant."""
+    code, _, err = run(capsys, "solve", "quantization", "--given", "kv_dtype=FP8")
+    assert code == 2 and "'FP8' is not one of kv_dtype's choices" in err and "did you mean kv_dtype=fp8?" in err
