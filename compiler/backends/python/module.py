@@ -106,6 +106,15 @@ class Module(Arguments):
         self.solution(out, mn, loc)
         return out.lines
 
+    def physical_at_answer(self, out: Out, asking, loc: Locals) -> None:
+        """A question's answer (in `value`) where a physical limit fails says so: the model run at the answer, its limits tested."""
+        q, mn = asking.question, self.ctx.main
+        if not (asking.at.physical and set(asking.at.inputs) <= set(loc.names) | {q.find} | set(mn.model.params)):
+            return
+        out.emit(f"{loc[q.find]} = value")
+        self.call_program(out, self.ctx.program(asking.at, f"at_{mn.mid}_{q.name}", mn), asking.at, loc)
+        self.physical(out, asking.at, loc)
+
     def physical(self, out: Out, program, loc: Locals) -> None:
         """Each physical limit (program.physical) tested on the computed values: warnings.warn where it fails (numbers still returned)."""
         from ... import program as P

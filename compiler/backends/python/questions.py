@@ -80,10 +80,7 @@ def question_function(module, fname: str, asking) -> list[str]:
         numpy_answer(module, out, fname, asking, inputs, loc, rule, titles, factor, as_int, [loc[n] for n in known if n not in inputs])
         return out.lines
     out.call("value = " + rule, [*(loc[n] for n in inputs), titles])
-    if asking.at.physical and set(asking.at.inputs) <= set(loc.names) | {q.find} | set(m.params):  # an answer where a limit fails says so
-        out.emit(f"{loc[q.find]} = value")
-        module.call_program(out, ctx.program(asking.at, f"at_{mn.mid}_{q.name}", mn), asking.at, loc)
-        module.physical(out, asking.at, loc)
+    module.physical_at_answer(out, asking, loc)  # an answer where a limit fails says so
     shown = scale("value", factor, False)
     module.used.add("_answer_number")
     out.emit(f"return _answer_number({shown}, {as_int})")

@@ -32,11 +32,7 @@ def numpy_answer(module, out: Out, fname: str, asking, inputs: list[str], loc: L
     out.call("value = _answered_np", ["_values", "_codes", rule, "_points", titles])
     if unread:
         out.call("value = np.broadcast_to", ["value", f"np.broadcast_shapes(np.shape(value), {', '.join(f'np.shape({a})' for a in unread)})"])
-    ctx, q = module.ctx, asking.question
-    if asking.at.physical and set(asking.at.inputs) <= set(loc.names) | {q.find} | set(ctx.main.model.params):  # as the scalar flavour
-        out.emit(f"{loc[q.find]} = value")  # the model at every answer: a limit that fails there warns, naming the first point
-        module.call_program(out, ctx.program(asking.at, f"at_{ctx.main.mid}_{q.name}", ctx.main), asking.at, loc)
-        module.physical(out, asking.at, loc)
+    module.physical_at_answer(out, asking, loc)  # at every answer: a limit that fails there warns, naming the first point
     shown = scale("value", factor, False)
     out.emit(f"return _answers_np({shown}, {as_int})")
     module.used |= {"_answered_np", "_answers_np", "np"}
