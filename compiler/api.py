@@ -73,7 +73,7 @@ def solve(
     project = project or Project()
     data = load(project, calibration)
     solution = solve_query(model, _catalog(model, project), query_of(model, calibrated(model, data, given), find, gpu, llm, extra, check_domain))
-    return replace(solution, notes=(*solution.notes, sentence(data, *(getattr(x, "id", None) for x in (solution.gpu, solution.llm)))))
+    return replace(solution, notes=(*solution.notes, sentence(data, solution)))
 
 
 def ask(model: Model | str, question: str, given: dict | None = None, gpu: str | None = None, llm: str | None = None, project: Project | None = None, **values) -> Answer:

@@ -54,7 +54,7 @@ def cmd_solve(args, project: Project, out: Console) -> int:
         table = _sensitivities(args, project, model, solution, answer, q) if args.sensitivity is not None else None
     from ..fit.calibration import IDEAL, sentence
 
-    said = sentence(calibration, *(getattr(x, "id", None) for x in (solution.gpu, solution.llm))) if calibration else IDEAL
+    said = sentence(calibration, solution) if calibration else IDEAL
     if args.json:
         data = solution_json(solution, answer)
         data["calibration"] = {"name": calibration["name"], "file": calibration["path"], "note": said} if calibration else {"name": None, "note": said}

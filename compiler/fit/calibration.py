@@ -116,10 +116,11 @@ def given(model, calibration: dict, given: dict) -> dict:
     return out
 
 
-def sentence(calibration: dict, gpu=None, llm=None) -> str:
+def sentence(calibration: dict, solution) -> str:
     """What a reader must know about the numbers: calibrated to what, how well, and whether on the hardware it was measured on.
 
-    gpu, llm: the catalog ids the numbers are for; a calibration measured on others is said to be applied off them."""
+    solution: the numbers' Solution; a calibration measured on other GPUs or LLMs than its entries is said to be applied off them."""
+    gpu, llm = (getattr(x, "id", None) for x in (solution.gpu, solution.llm))
     r = calibration.get("residuals") or {}
     fitted = ", ".join(f"{n} = {f['value']:.4g}{(' ' + f['unit']) if f.get('unit') else ''}" for n, f in calibration["fitted"].items())
     held = f", held-out MAPE {r['holdout_mape_percent']:.3g} %" if r.get("holdout_mape_percent") is not None else ""
