@@ -34,25 +34,29 @@ def value_set(loader, v: Variable, variable: dict, at: tuple) -> Domain:
     for bound in ("min", "max"):
         if bound in variable:
             raise loader.fail(at + (bound,), f"{v.name} has values: and {bound}:, but a set has its own ends", f"drop {bound}:, or leave out the values beyond it", key=True)
-    spec, kp = variable["values"], at + ("values",)
-    most = LIMITS["set_values"].value()
-    what = f"values of {v.name}"
-    if isinstance(spec, dict):
-        members = _range(loader, v, spec, kp, most)
-    else:
-        members = [_number(loader, v, x, kp + (k,), what) for k, x in enumerate(spec)]
-    if not members:
-        raise loader.fail(kp, f"{what}: the set is empty", "list at least one value, or check that from is at most to")
-    if len(members) > most:
-        raise loader.fail(kp, f"{what}: {len(members):,} values are more than the set_values limit of {most:,}", LIMITS["set_values"].how)
     d = v.domain
-    for k, x in enumerate(members):
-        where = kp + (k,) if not isinstance(spec, dict) else kp
-        if not Domain(d.kind, d.integer).admits(x) or (d.integer and x / v.factor % 1 != 0):
-            shown = f"{float(x / v.factor):g}" + (f" {v.unit}" if v.unit else "")
-            raise loader.fail(where, f"{what}: {shown} is outside the variable's domain ({Domain(d.kind, d.integer).describe(v)})", "leave it out, or change domain: or integer:")
-    ordered = tuple(sorted(set(members)))
+    ordered = members(loader, v, variable["values"], at + ("values",), Domain(d.kind, d.integer))
     return Domain(d.kind, d.integer, ordered[0], ordered[-1], ordered)
+
+
+def members(loader, v: Variable, spec, kp: tuple, domain: Domain, what: str = "") -> tuple:
+    """The values a list or a range ({from, to, step}) writes, ascending, in base units; each in `domain`, or a located error."""
+    most = LIMITS["set_values"].value()
+    what = what or f"values of {v.name}"
+    if isinstance(spec, dict):
+        found = _range(loader, v, spec, kp, most)
+    else:
+        found = [_number(loader, v, x, kp + (k,), what) for k, x in enumerate(spec)]
+    if not found:
+        raise loader.fail(kp, f"{what}: the set is empty", "list at least one value, or check that from is at most to")
+    if len(found) > most:
+        raise loader.fail(kp, f"{what}: {len(found):,} values are more than the set_values limit of {most:,}", LIMITS["set_values"].how)
+    for k, x in enumerate(found):
+        where = kp + (k,) if not isinstance(spec, dict) else kp
+        if not domain.admits(x) or (domain.integer and x / v.factor % 1 != 0):
+            shown = f"{float(x / v.factor):g}" + (f" {v.unit}" if v.unit else "")
+            raise loader.fail(where, f"{what}: {shown} is outside the variable's domain ({domain.describe(v)})", "leave it out, or change domain: or integer:")
+    return tuple(sorted(set(found)))
 
 
 def _number(loader, v: Variable, x: Any, kp: tuple, what: str) -> sp.Expr:

@@ -208,11 +208,7 @@ def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
         except SolveError as err:  # the model has no admissible value even at the closest point
             return NoAnswerError(f"question {q.name}: no {q.find} meets {q.condition_text}: {err.message}", q.loc, err.hint)
         if isinstance(condition, P.Cmp):
-            parts = [
-                show(model.variables[side.name], s.values[side.name]) if isinstance(side, P.Ref) and side.name in model.variables else V.shown(evaluate(side, s.values))
-                for side in (condition.left, condition.right)
-            ]
-            sides = (parts[0], P.NEGATED[condition.op], parts[1])
+            sides = failing_sides(model, condition, s.values)
         else:  # several conditions: each holds somewhere, never all at once
             sides = ("the conditions do not all hold", "", "")
         titles = [x.title for x in (s.gpu, s.llm) if x]
@@ -221,6 +217,14 @@ def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
         e, q.name, q.find, q.condition_text, q.seek, rule.at.domains[q.find].words, on, show(var, e.at) if e.at is not None else "", sides, show(var, e.boundary) if e.boundary is not None else ""
     )
     return NoAnswerError(err.message, q.loc, err.hint, e.kind)
+
+
+def failing_sides(model, condition: P.Cmp, values: dict) -> tuple:
+    """Where a comparison fails, its two sides as text and the operator that holds instead: ('tpot = 42.3 ms/token', '>', 'tpot_target = 10 ms/token')."""
+    parts = [
+        show(model.variables[side.name], values[side.name]) if isinstance(side, P.Ref) and side.name in model.variables else V.shown(evaluate(side, values)) for side in (condition.left, condition.right)
+    ]
+    return parts[0], P.NEGATED[condition.op], parts[1]
 
 
 def show(q, base_value) -> str:

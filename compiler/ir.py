@@ -168,6 +168,7 @@ class Check:
     that_text: str
     question: str | None
     loc: Loc
+    entries: tuple[tuple[str, str], ...] = ()  # a search's check: ('gpu', 'h200') the best configuration must choose
 
 
 @dataclass(frozen=True)
@@ -217,9 +218,72 @@ class Model:
     loc: Loc
     expected_from: str = ""  # where the checks' numbers come from ('the card'); '' : they are expected values
     limits: tuple[PhysicalLimit, ...] = ()  # physical limits (compiler/physical.py): warnings, never the domain's edge
+    searches: dict = field(default_factory=dict)  # name -> Choose: questions over configurations, objectives and frontiers (searches.py)
 
     def quantity(self, name: str) -> Quantity | None:
         return self.variables.get(name) or self.params.get(name)
 
     def inputs(self) -> list[str]:
         return [n for n, v in self.variables.items() if v.default is not None]
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One dimension of a configuration search: catalog entries ('gpu', 'llm') or a variable's values."""
+
+    name: str  # 'gpu' | 'llm' | a variable
+    values: tuple  # catalog ids (str), or the variable's values in base units (exact), as listed
+    loc: Loc
+
+    @property
+    def catalog(self) -> bool:
+        return self.name in ("gpu", "llm")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One `such_that:` condition of a configuration search, on its own (its label names it in every output)."""
+
+    label: str
+    text: str
+    expr: sp.Basic  # a relation
+    guards: tuple  # the condition's divisions, as Equation.guards
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Goal:
+    name: str  # the variable the search minimises or maximises
+    seek: str  # 'min' | 'max'
+
+
+@dataclass(frozen=True)
+class Choose:
+    """A question over configurations (`over:`), or over one variable with an objective (`seek: min tpot`), or a frontier.
+
+    Each configuration is one value per axis; `inner` questions are answered at it first (the largest batch
+    that meets the target on each GPU), then the model is solved there, the conditions are tested, and the
+    goals read. One goal: the best configuration and a ranked table; two goals: the Pareto frontier.
+    `free`: a continuous variable the search optimises at every configuration (find: x with an objective).
+    """
+
+    name: str
+    ask: str
+    over: tuple[Axis, ...]
+    inner: tuple[tuple[str, str], ...]  # (variable, question): the question's answer is the variable's value
+    conditions: tuple[Condition, ...]
+    goals: tuple[Goal, ...]
+    show: int  # rows of the ranked table
+    loc: Loc
+    free: str | None = None
+    frontier: bool = False  # a `frontiers:` entry: two goals, every non-dominated configuration
+
+    @property
+    def axes(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.over)
+
+    def size(self) -> int:
+        n = 1
+        for a in self.over:
+            n *= len(a.values)
+        return n

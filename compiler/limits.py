@@ -103,6 +103,13 @@ LIMITS = {
             "if the model is right, raise the limit, e.g. CHAINC_MAX_SOLVE_SECONDS=600",
         ),
         Limit("set_values", 10_000, None, "the values of one variable's set (values:), each tried by a question over it", "use a range with a coarser step, or a min: and max:"),
+        Limit(
+            "configurations",
+            1_000_000,
+            "CHAINC_MAX_CONFIGURATIONS",
+            "the configurations of one search over configurations (over:), the product of its sets' sizes",
+            "search fewer values per axis, or split the search; if it is right, raise the limit, e.g. CHAINC_MAX_CONFIGURATIONS=10000000",
+        ),
         # tables and sweeps
         Limit("table_rows", 1000, None, "the rows of one table unless it sets max_rows", "set max_rows: on the table (at most 100,000)"),
         Limit("table_rows_max", 100_000, None, "the largest max_rows a table may set", "split the simulation into coarser steps"),

@@ -440,11 +440,11 @@ def _load_model(path: str | Path, project: Project, src: Source) -> Model:
                 )
             equations.append(Equation(0, f"{alias}.{name} = {text}", target.sym, term.expr, b.src.loc(kp), f"binds {model.name}'s {name}", term.guards))
     equations = tuple(replace(eq, index=i) for i, eq in enumerate(equations))
-    questions, checks, sweeps = asks(b, d)
+    questions, checks, sweeps, searches = asks(b, d)
     return Model(
         name=d["name"], title=d["title"], about=(d.get("about") or "").strip(), path=str(path),
         gpu=uses.get("gpu"), llm=uses.get("llm"), imports=tuple(imports.items()),
         variables=dict(b.variables), params=dict(sorted(b.params.items())), equations=equations, tables=dict(b.tables),
         aggregates=dict(sorted(b.aggregates.items())), questions=questions, checks=checks, sweeps=sweeps, loc=src.loc(()),
-        expected_from=str(d.get("expected_from") or "").strip(), limits=load_limits(b, d.get("limits")),
+        expected_from=str(d.get("expected_from") or "").strip(), limits=load_limits(b, d.get("limits")), searches=searches,
     )  # fmt: skip

@@ -130,19 +130,51 @@ TABLE = {
     },
 }
 
+_SUCH_THAT = {
+    "description": "The condition the answer must meet, such as 'tpot <= tpot_target'; several joined by 'and' must all hold, or a mapping of named conditions ({latency: 'tpot <= tpot_target', memory: 'step_bytes <= gpu.memory'}).",
+    "oneOf": [_text, {"type": "object", "minProperties": 1, "propertyNames": _NAME, "additionalProperties": _text}],
+}
+_OBJECTIVE = {"type": "string", "pattern": r"^\s*(max|min)\s+[A-Za-z_][A-Za-z0-9_.]*\s*$", "maxLength": 200}
+_OVER = {
+    "type": "object",
+    "minProperties": 1,
+    "propertyNames": _NAME,
+    "description": "What to vary, each with its values: {gpu: [h100-sxm, h200], tp: [1, 2, 4, 8], batch: {from: 1, to: 256, step: x2}}; 'all' takes every catalog entry, or every value of a variable's set.",
+    "additionalProperties": {"oneOf": [{"type": "array", "minItems": 1, "items": _number_or_text}, {"const": "all"}, {"type": "object", "required": ["from", "to", "step"], "additionalProperties": False, "properties": {"from": _number_or_text, "to": _number_or_text, "step": _number_or_text}}]},
+}
+_WITH = {"type": "object", "propertyNames": _NAME, "additionalProperties": _text, "description": "Inner unknowns answered at each configuration by a question of this model: {batch: max_batch}."}
+_SHOW = {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Rows of the ranked table of the best configurations (default 5)."}
+
 QUESTION = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["find", "such_that", "seek"],
+    "anyOf": [{"required": ["find", "such_that", "seek"]}, {"required": ["over", "seek"]}, {"required": ["find", "seek"], "properties": {"seek": _OBJECTIVE}}],
     "properties": {
         "ask": {**_text, "description": "The question in words."},
         "find": {**_text, "description": "The variable to answer with."},
-        "such_that": {
-            "description": "The condition the answer must meet, such as 'tpot <= tpot_target'; several joined by 'and' must all hold, or a mapping of named conditions ({latency: 'tpot <= tpot_target', memory: 'step_bytes <= gpu.memory'}).",
-            "oneOf": [_text, {"type": "object", "minProperties": 1, "propertyNames": _NAME, "additionalProperties": _text}],
+        "such_that": _SUCH_THAT,
+        "seek": {
+            "description": "max or min: the largest or the smallest value that meets the condition; 'min tpot', 'max speedup': the configuration (over:) or value (find:) with the best objective.",
+            "oneOf": [{"enum": ["max", "min"]}, _OBJECTIVE],
         },
-        "seek": {"enum": ["max", "min"], "description": "The largest or the smallest value that meets the condition."},
         "step": {**_number_or_text, "description": "Round the answer to this grid, on the safe side (integers default to 1)."},
+        "over": _OVER,
+        "with": _WITH,
+        "show": _SHOW,
+    },
+}
+
+FRONTIER = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["x", "y", "over"],
+    "properties": {
+        "about": _text,
+        "x": {**_OBJECTIVE, "description": "The first objective: 'max tokens_per_user'."},
+        "y": {**_OBJECTIVE, "description": "The second objective: 'max tokens_per_gpu'."},
+        "over": _OVER,
+        "with": _WITH,
+        "such_that": _SUCH_THAT,
     },
 }
 
@@ -238,6 +270,7 @@ MODEL_SCHEMA = {
         "lookups": {"type": "object", "propertyNames": _NAME, "additionalProperties": LOOKUP},
         "tables": {"type": "object", "propertyNames": _NAME, "additionalProperties": TABLE},
         "questions": {"type": "object", "propertyNames": _NAME, "additionalProperties": QUESTION},
+        "frontiers": {"type": "object", "propertyNames": _NAME, "additionalProperties": FRONTIER, "description": "Pareto frontiers: two objectives over configurations, every configuration that no other beats on both."},
         "limits": {
             "type": "object",
             "propertyNames": _NAME,
