@@ -14,11 +14,13 @@ this layer parses values ('10ms', 128 in the display unit) and finds the project
 
 from __future__ import annotations
 
-from .errors import ChaincError
+from .chosen import Chosen
+from .errors import ArgumentError, ChaincError, spelled
 from .ir import Model
 from .project import Project
 from .quantities import given_value
 from .results import Answer, CheckOutcome, Query, Report, Solution
+from .searches import search_query
 from .solver import ask_query, solve_query
 
 
@@ -76,10 +78,23 @@ def solve(
     return replace(solution, notes=(*solution.notes, sentence(data, solution)))
 
 
-def ask(model: Model | str, question: str, given: dict | None = None, gpu: str | None = None, llm: str | None = None, project: Project | None = None, **values) -> Answer:
-    """Answer one of the model's questions (the largest batch that meets the target, ...); values as for solve()."""
+def ask(model: Model | str, question: str, given: dict | None = None, gpu: str | None = None, llm: str | None = None, project: Project | None = None, **values) -> Answer | Chosen:
+    """Answer one of the model's questions (the largest batch that meets the target, ...); values as for solve().
+
+    A question over configurations or with an objective (`over:`, `seek: min tpot`) and a frontier
+    answer with a Chosen: `.value` (the best value, or the best configuration as a dict), `.table(n)`
+    (the ranked rows, or the frontier's), `.sentence()`, `.solution` (the model at the best one).
+    A search that varies the GPU (or LLM) chooses it: `gpu=` (`llm=`) does not apply to it.
+    """
     model, project = _resolve(model, project)
     given = {**(given or {}), **values}
+    if question in model.searches:
+        varied = [k for k, chosen in (("gpu", gpu), ("llm", llm)) if chosen and k in model.searches[question].axes]
+        if varied:
+            raise ArgumentError(
+                f"question {question} chooses the {varied[0].upper()} itself (over: {varied[0]})", None, f"drop {spelled('hardware', kind=varied[0])}, or list the entries to search under over:"
+            )
+        return search_query(model, _catalog(model, project), question, query_of(model, given, (), gpu, llm))
     return ask_query(model, _catalog(model, project), question, query_of(model, given, (), gpu, llm))
 
 

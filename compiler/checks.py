@@ -11,6 +11,7 @@ from .errors import ChaincError
 from .ir import Check, Model
 from .numbers import exact
 from .results import CheckOutcome, Query
+from .searches import prepare_search
 from .solver import prepare, prepare_question, with_forms
 
 __all__ = ["prepare_check", "run_check"]
@@ -19,10 +20,11 @@ __all__ = ["prepare_check", "run_check"]
 def prepare_check(model: Model, check: Check, catalog, gpu: str | None = None, llm: str | None = None) -> PreparedCheck:
     given = tuple((n, exact(v)) for n, v in check.given)
     names = frozenset(n for n, _ in given)
-    question = prepare_question(model, catalog, check.question, names, gpu, llm) if check.question else None
+    search = prepare_search(model, catalog, check.question, names, gpu, llm) if check.question in model.searches else None
+    question = prepare_question(model, catalog, check.question, names, gpu, llm) if check.question and search is None else None
     forward = None if check.question else prepare(model, catalog, Query(given, (), gpu, llm))
     that = lower.expr(check.that) if check.that is not None else None
-    return PreparedCheck(check, given, question, forward, that, written_for(model, catalog, gpu, llm))
+    return PreparedCheck(check, given, question, forward, that, written_for(model, catalog, gpu, llm), search)
 
 
 def run_check(model: Model, check: Check, catalog, gpu: str | None = None, llm: str | None = None) -> CheckOutcome:

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from . import program as P
-from .errors import ChaincError
+from .choosing import choose
+from .errors import ChaincError, NoAnswerError
 from .execute import Prepared, PreparedQuestion, ask, execute
 from .located import located
 from .numbers import exact
@@ -49,12 +50,15 @@ def written_for(model, catalog, gpu: str | None, llm: str | None) -> str:
 
 def outcome(check, solution: Solution, answer: Answer | None, that, other: str) -> CheckOutcome:
     """Compare what a check expects with a solution (and a question's answer); `that` is its relation as a program expression."""
-    values = {**solution.values, check.question: answer.base} if check.question else solution.values
+    values = {**solution.values, check.question: answer.base} if answer is not None else solution.values
     expected = []
     for e in check.expect:
-        got = values[check.question] if check.question else values[e.name]
+        got = values[check.question] if answer is not None else values[e.name]
         label = f"{check.question} -> {e.name}" if check.question else e.name
         expected.append(Expected(e.name, label, e.written, got, within(got, e.value, e.abs_tol, e.rel_tol)))
+    for kind, want in getattr(check, "entries", ()):  # a search's check: the catalog entry its best configuration chose
+        got = getattr(solution, kind).id
+        expected.append(Expected(kind, f"{check.question} -> {kind}", want, got, got == want))
     try:
         that_ok, sides = relation(that, solution.values) if that is not None else (None, None)
     except (ArithmeticError, ValueError, TypeError) as e:  # the relation has no value: a mistake in the model, located
@@ -75,6 +79,7 @@ class PreparedCheck:
     forward: Prepared | None
     that: object  # a program expression, or None
     other: str  # written_for: '' on the check's own hardware
+    search: object = None  # choosing.PreparedChoose: a search's check reads its best configuration
 
 
 def run_check(pc: PreparedCheck) -> CheckOutcome:
@@ -82,7 +87,12 @@ def run_check(pc: PreparedCheck) -> CheckOutcome:
     given = dict(pc.given)
     answer = None
     try:
-        if pc.question is not None:
+        if pc.search is not None:
+            chosen = choose(pc.search, given)
+            if chosen.solution is None:
+                raise NoAnswerError(f"question {chosen.search.name}: {chosen.sentence()}", chosen.search.loc)
+            solution = chosen.solution
+        elif pc.question is not None:
             answer = ask(pc.question, given)
             solution = answer.solution
         else:

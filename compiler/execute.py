@@ -222,7 +222,8 @@ def _no_answer(model, rule: Asking, e: NoAnswer, at) -> SolveError:
 def failing_sides(model, condition: P.Cmp, values: dict) -> tuple:
     """Where a comparison fails, its two sides as text and the operator that holds instead: ('tpot = 42.3 ms/token', '>', 'tpot_target = 10 ms/token')."""
     parts = [
-        show(model.variables[side.name], values[side.name]) if isinstance(side, P.Ref) and side.name in model.variables else V.shown(evaluate(side, values)) for side in (condition.left, condition.right)
+        show(model.variables[side.name], values[side.name]) if isinstance(side, P.Ref) and side.name in model.variables else V.shown(evaluate(side, values))
+        for side in (condition.left, condition.right)
     ]
     return parts[0], P.NEGATED[condition.op], parts[1]
 

@@ -13,11 +13,13 @@ from pathlib import Path
 
 from .catalog import Catalog
 from .checks import run_check
+from .choosing import choose
 from .errors import ChaincError
 from .ir import Model
 from .order import deepest_first
 from .quantities import given_value
 from .results import CatalogReport, Query, Report
+from .searches import prepare_search
 from .solver import ask_query, entry_solution, entry_values, prepare_question, solve_query
 from .sweep import run_sweep
 
@@ -59,6 +61,13 @@ def evaluate(
             rules[name] = prepare_question(model, catalog, name, frozenset(n for n, _ in values), gpu, llm).rule
         except ChaincError:
             pass  # a question whose shape cannot be planned: its answer holds the error
+    searches, choosing = {}, {}
+    for name in model.searches if "answers" in parts else ():
+        try:
+            choosing[name] = prepare_search(model, catalog, name, frozenset(n for n, _ in values), gpu, llm)
+            searches[name] = choose(choosing[name], dict(values))
+        except ChaincError as e:
+            searches[name] = e
     sensitivities = {name: _sensitivities(model, catalog, name, Query(values, (), gpu, llm)) for name, a in answers.items() if "sensitivities" in parts and not isinstance(a, ChaincError)}
     checks = tuple(run_check(model, c, catalog, gpu, llm) for c in model.checks) if "checks" in parts else ()
     sweeps = {name: run_sweep(model, sw, catalog, gpu, llm, values) for name, sw in model.sweeps.items()} if "sweeps" in parts else {}
@@ -67,7 +76,7 @@ def evaluate(
         qvalues = tuple((n, given_value(model, n, v)) for n, v in qgiven.items())
         custom[name] = solve_query(model, catalog, Query(qvalues, tuple(find), gpu, llm))
     where = source(model.path) if source else model.path
-    return Report(model, solution, answers, checks, sweeps, custom, values, where, imports, rules, {n: t for n, t in sensitivities.items() if t}, _digest(model.path))
+    return Report(model, solution, answers, checks, sweeps, custom, values, where, imports, rules, {n: t for n, t in sensitivities.items() if t}, _digest(model.path), searches, choosing)
 
 
 def _sensitivities(model: Model, catalog, question: str, query: Query) -> tuple:

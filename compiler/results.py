@@ -281,8 +281,8 @@ class CheckOutcome:
         m = self.solution.model
         out = []
         for e in self.expected:
-            var = m.variables[e.name]
-            got = f"{e.label} = {fmt(in_unit(e.got, var.factor))} {var.unit}".rstrip()
+            var = m.variables.get(e.name)
+            got = f"{e.label} = {fmt(in_unit(e.got, var.factor))} {var.unit}".rstrip() if var is not None else f"{e.label} = {e.got}"  # a search's chosen entry
             if self.applies:
                 out.append(f"{'ok' if e.ok else 'FAIL'}  {got} (expected {e.written})")
             else:  # the model's source by name where it gives one ('card: 9.9 ms/token on ...')
@@ -351,6 +351,8 @@ class Report(Values):
     asking: dict[str, Asking] = field(default_factory=dict)  # question -> its programs and rule data (also when it has no answer)
     sensitivities: dict[str, tuple] = field(default_factory=dict)  # question -> its boundary's Sensitivity rows, largest first (none: no answer)
     digest: str = ""  # SHA-256 of the model file's bytes, hex ('' when it cannot be read)
+    searches: dict = field(default_factory=dict)  # search -> chosen.Chosen (questions over configurations, frontiers), or the error that stopped it
+    choosing: dict = field(default_factory=dict)  # search -> choosing.PreparedChoose: its grid, programs and inner questions (what printers print)
 
     @property
     def gpu(self) -> Entry | None:
@@ -377,7 +379,7 @@ class Report(Values):
 
     def _verdicts(self) -> list[str]:
         parts = {name for q in self.model.questions.values() for _, name in q.parts}  # their limits are in the combined answer
-        answers = [f"{q}: " + (a.message if isinstance(a, ChaincError) else a.sentence()) for q, a in self.answers.items() if q not in parts]
+        answers = [f"{q}: " + (a.message if isinstance(a, ChaincError) else a.sentence()) for q, a in [*self.answers.items(), *self.searches.items()] if q not in parts]
         t = self.tally
         return [*answers, f"checks: {t.verdict}, {t.counts}" if self.checks else ""]
 

@@ -140,7 +140,13 @@ _OVER = {
     "minProperties": 1,
     "propertyNames": _NAME,
     "description": "What to vary, each with its values: {gpu: [h100-sxm, h200], tp: [1, 2, 4, 8], batch: {from: 1, to: 256, step: x2}}; 'all' takes every catalog entry, or every value of a variable's set.",
-    "additionalProperties": {"oneOf": [{"type": "array", "minItems": 1, "items": _number_or_text}, {"const": "all"}, {"type": "object", "required": ["from", "to", "step"], "additionalProperties": False, "properties": {"from": _number_or_text, "to": _number_or_text, "step": _number_or_text}}]},
+    "additionalProperties": {
+        "oneOf": [
+            {"type": "array", "minItems": 1, "items": _number_or_text},
+            {"const": "all"},
+            {"type": "object", "required": ["from", "to", "step"], "additionalProperties": False, "properties": {"from": _number_or_text, "to": _number_or_text, "step": _number_or_text}},
+        ]
+    },
 }
 _WITH = {"type": "object", "propertyNames": _NAME, "additionalProperties": _text, "description": "Inner unknowns answered at each configuration by a question of this model: {batch: max_batch}."}
 _SHOW = {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Rows of the ranked table of the best configurations (default 5)."}
@@ -270,7 +276,12 @@ MODEL_SCHEMA = {
         "lookups": {"type": "object", "propertyNames": _NAME, "additionalProperties": LOOKUP},
         "tables": {"type": "object", "propertyNames": _NAME, "additionalProperties": TABLE},
         "questions": {"type": "object", "propertyNames": _NAME, "additionalProperties": QUESTION},
-        "frontiers": {"type": "object", "propertyNames": _NAME, "additionalProperties": FRONTIER, "description": "Pareto frontiers: two objectives over configurations, every configuration that no other beats on both."},
+        "frontiers": {
+            "type": "object",
+            "propertyNames": _NAME,
+            "additionalProperties": FRONTIER,
+            "description": "Pareto frontiers: two objectives over configurations, every configuration that no other beats on both.",
+        },
         "limits": {
             "type": "object",
             "propertyNames": _NAME,

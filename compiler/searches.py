@@ -9,6 +9,7 @@ hardware, so a grid over ten GPUs plans once and runs ten times.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from functools import lru_cache
 
 from . import lower
@@ -16,6 +17,7 @@ from .choosing import PreparedChoose, choose
 from .chosen import Chosen
 from .errors import ArgumentError, LimitError, SolveError
 from .ir import Model
+from .numbers import exact
 from .results import Query
 from .solver import prepare, prepare_question
 
@@ -34,7 +36,7 @@ def prepare_search(model: Model, catalog, name: str, given: frozenset, gpu: str 
 @lru_cache(maxsize=256)
 def _prepare(model: Model, catalog, name: str, given: frozenset, gpu, llm) -> PreparedChoose:
     s = model.searches[name]
-    configs = tuple(itertools.product(*(a.values for a in s.over)))
+    configs = tuple(itertools.product(*(a.values if a.catalog else tuple(exact(v) for v in a.values) for a in s.over)))
     kinds = [a.name for a in s.over]
     hardware = tuple(
         (c[kinds.index("gpu")] if "gpu" in kinds else gpu or model.gpu, c[kinds.index("llm")] if "llm" in kinds else llm or model.llm) for c in configs
@@ -61,7 +63,8 @@ def _prepare(model: Model, catalog, name: str, given: frozenset, gpu, llm) -> Pr
         d = lower.domain_of(model.variables[s.free])
         free = (s.free, d.lo, d.hi)
     sizes = tuple(len(a.values) for a in s.over)
-    return PreparedChoose(s, model, configs, hardware, at, inner, conditions, sizes, free)
+    plain = replace(s, over=tuple(replace(a, values=a.values if a.catalog else tuple(exact(v) for v in a.values)) for a in s.over))  # values as the core computes: Fractions
+    return PreparedChoose(plain, model, configs, hardware, at, inner, conditions, sizes, free)
 
 
 def search_query(model: Model, catalog, name: str, query: Query) -> Chosen:

@@ -223,5 +223,7 @@ def searched(b, c: Choose, raw: Any, kp: KeyPath) -> tuple[dict, tuple, Any]:
                 raise b.fail(kp + ("expect", kind), f"{c.name} does not vary the {kind.upper()}", f"vary it under over:, or drop {kind}:", key=True)
             entries.append((kind, str(raw[kind])))
             if str(raw[kind]) not in next(a.values for a in c.over if a.name == kind):
-                raise b.fail(kp + ("expect", kind), f"'{raw[kind]}' is not one of the {kind.upper()}s {c.name} searches", f"its {kind.upper()}s: {', '.join(next(a.values for a in c.over if a.name == kind))}")
+                raise b.fail(
+                    kp + ("expect", kind), f"'{raw[kind]}' is not one of the {kind.upper()}s {c.name} searches", f"its {kind.upper()}s: {', '.join(next(a.values for a in c.over if a.name == kind))}"
+                )
     return {k: v for k, v in raw.items() if k not in ("gpu", "llm")}, tuple(entries), lambda name: kp + ("expect", name)

@@ -35,6 +35,9 @@ CORE = {
     "runtime.values",
     "runtime.roots",
     "runtime.answer",
+    "runtime.choose",
+    "choosing",
+    "chosen",
 }
 # r["tpot"] is a pint Quantity: the reading mixin imports the unit registry when (and only when) one is asked for
 ALLOWED = {("display", "units")}

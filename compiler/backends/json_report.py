@@ -99,8 +99,44 @@ def report_json(report: Report) -> dict:
             continue
         var = m.variables[a.question.find]
         data["answers"][q] = {"name": var.name, "value": number(var, a.base), "unit": var.unit, **limits(var, a), "warnings": warnings_json(a.warnings)}
+    data["searches"] = {name: {"error": c.message} if isinstance(c, ChaincError) else search_json(c) for name, c in report.searches.items()}
     data["checks"] = [{"about": o.check.about, "ok": o.ok, "applies": o.applies, "lines": list(o.lines)} for o in report.checks]
     return data
+
+
+def search_json(c, table: int | None = None) -> dict:
+    """A search over configurations: the best (or the frontier), the ranked table, what binds, why the others fail."""
+    s, m = c.search, c.model
+
+    def value(name, base):
+        return None if base is None else number(m.variables[name], base)
+
+    def row(i: int) -> dict:
+        out = {a.name: (v if a.catalog else value(a.name, v)) for a, v in zip(s.over, c.configs[i])}
+        out.update((n, value(n, c.inner[k][i])) for k, n in enumerate(c.inner_names()))
+        out.update((g.name, value(g.name, c.goals[k][i])) for k, g in enumerate(s.goals))
+        return out
+
+    counts: dict = {}
+    for f in c.failed:
+        if f:
+            counts[f] = counts.get(f, 0) + 1
+    rows = c.order if c.frontier else c.order[: table or s.show]
+    return {
+        "kind": "frontier" if c.frontier else "best",
+        "goals": [{"name": g.name, "seek": g.seek, "unit": m.variables[g.name].unit} for g in s.goals],
+        "units": {n: m.variables[n].unit for n in (*(a.name for a in s.over if not a.catalog), *c.inner_names())},
+        "sentence": c.sentence(),
+        "configurations": len(c.configs),
+        "feasible": c.feasible,
+        "best": None if c.best is None else row(c.best),
+        "table": [{"rank": k + 1, **row(i)} for k, i in enumerate(rows)],
+        "binding": [{"condition": label, "rules_out": n} for label, n in c.binding],
+        "placement": {a.name: p for a, p in zip(s.over, c.placement) if not a.catalog},
+        "failing": counts,
+        "closest": None if c.closest is None else {**row(c.closest), "why": c.why[c.closest]},
+        "warnings": warnings_json(c.warnings),
+    }
 
 
 def build(reports: list[Report], catalog: CatalogReport, fmt: str, options: BuildOptions) -> list[Path]:

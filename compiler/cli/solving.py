@@ -7,7 +7,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from .. import cache  # noqa: F401 - its clock starts before a model is read (an entry records files as they were then)
-from ..backends.json_report import dumps, solution_json
+from ..backends.json_report import dumps, search_json, solution_json
 from ..display import label
 from ..errors import ArgumentError, ChaincError
 from ..format import fmt
@@ -39,6 +39,8 @@ def cmd_solve(args, project: Project, out: Console) -> int:
 
         model = project.model(args.model)
         answer = None
+        if args.question in model.searches:
+            return _search(args, project, model, given, out)
         if args.question is not None:
             if args.find:
                 raise ArgumentError("--question and --find do not go together", None, "a question says what it finds")
@@ -65,6 +67,27 @@ def cmd_solve(args, project: Project, out: Console) -> int:
     _print_solution(out, solution, answer, args.explain, said)
     if table is not None:
         _print_sensitivities(out, model, table, answer)
+    return 0
+
+
+def _search(args, project: Project, model, given: dict, out: Console) -> int:
+    """A search over configurations: the best (or the frontier), the table; the model at the best one."""
+    from ..api import ask
+    from ..fit.calibration import IDEAL
+    from .searching import print_chosen
+
+    if args.find:
+        raise ArgumentError("--question and --find do not go together", None, "a question says what it finds")
+    chosen = ask(model, args.question, given, gpu=args.gpu, llm=args.llm, project=project)
+    if args.json:
+        data = solution_json(chosen.solution) if chosen.solution is not None else {"model": model.name}
+        data["question"] = args.question
+        data["search"] = search_json(chosen)
+        print(dumps(data))
+        return 0
+    if chosen.solution is not None:
+        _print_solution(out, chosen.solution, None, args.explain, IDEAL, chosen=frozenset(chosen.search.axes) | set(chosen.inner_names()))
+    print_chosen(out, chosen)
     return 0
 
 
@@ -125,7 +148,7 @@ def _print_sensitivities(out: Console, model, table, answer: Answer | None) -> N
     out.print(rt)
 
 
-def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: bool, calibration: str = "") -> None:
+def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: bool, calibration: str = "", chosen=frozenset()) -> None:
     m = s.model
     hardware = ", ".join(e.title for e in (s.gpu, s.llm) if e)
     out.print(Text.assemble(plain(m.title, "bold"), plain(f" ({m.name}{', ' + hardware if hardware else ''})")))
@@ -138,7 +161,9 @@ def _print_solution(out: Console, s: Solution, answer: Answer | None, explain: b
         t.add_column(col, justify="right" if col == "value" else "left")
     warned = s.warnings
     for n, v in m.variables.items():
-        kind = "answer" if answer is not None and n == answer.question.find else "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
+        kind = (
+            "answer" if answer is not None and n == answer.question.find else "chosen" if n in chosen else "given" if n in s.given else "input" if n in s.known else "numeric" if n in s.numeric else ""
+        )
         fails = [w.name for w in warned if n in w.affects]
         desc = Text.assemble(plain(f"[{', '.join(fails)} limit fails] ", "yellow"), plain(v.description)) if fails else plain(v.description)
         shown = label(s.values[n], v) if getattr(v, "choices", ()) else fmt(display(s.values[n], v.factor), v.digits)
