@@ -97,8 +97,9 @@ class Chosen:
             near = f"; the closest is {self.describe(self.closest)}: {self.why[self.closest]}" if self.closest is not None else ""
             return f"no configuration meets the conditions ({len(self.why)} searched){near}"
         g = s.goals[0]
-        where = self._where()
-        return f"{self.describe(self.best)}: {self._text(g.name, self.goals[0][self.best])} ({g.seek} of {self.feasible} configurations that meet the conditions){where}; {self.bound_by()}"
+        n = self.feasible
+        among = f"{g.seek} of {n} configuration{'s' if n != 1 else ''} that meet{'s' if n == 1 else ''} the conditions" if s.over else f"{g.seek} over {s.free}'s range"
+        return f"{self.describe(self.best)}: {self._text(g.name, self.goals[0][self.best])} ({among}){self._where()}; {self.bound_by()}"
 
     def bound_by(self) -> str:
         if not self.binding:
