@@ -142,7 +142,7 @@ _OVER = {
     "description": "What to vary, each with its values: {gpu: [h100-sxm, h200], tp: [1, 2, 4, 8], batch: {from: 1, to: 256, step: x2}}; 'all' takes every catalog entry, or every value of a variable's set.",
     "additionalProperties": {
         "oneOf": [
-            {"type": "array", "minItems": 1, "items": _number_or_text},
+            {"type": "array", "items": _number_or_text},
             {"const": "all"},
             {"type": "object", "required": ["from", "to", "step"], "additionalProperties": False, "properties": {"from": _number_or_text, "to": _number_or_text, "step": _number_or_text}},
         ]

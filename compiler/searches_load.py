@@ -40,8 +40,9 @@ def is_search(q: dict) -> bool:
 
 def search(b, name: str, q: dict, kp: KeyPath, questions: dict[str, Question]) -> Choose:
     """A question over configurations or with an objective."""
-    goal = _goal(b, q.get("seek"), kp + ("seek",), name)
-    over = _over(b, q.get("over") or {}, kp + ("over",), name)
+    who = f"question {name}"
+    goal = _goal(b, q.get("seek"), kp + ("seek",), who)
+    over = _over(b, q.get("over") or {}, kp + ("over",), who)
     free = None
     if "find" in q:
         v = _variable(b, q["find"], kp + ("find",))
@@ -60,34 +61,35 @@ def search(b, name: str, q: dict, kp: KeyPath, questions: dict[str, Question]) -
             free = v.name
     elif not over:
         raise b.fail(kp, f"question {name}: an objective needs something to vary", "add find: <variable> or over: {gpu: [...], <variable>: [...]}", key=True)
-    return _finish(b, name, q, kp, over, (goal,), free, questions)
+    return _finish(b, name, who, q, kp, over, (goal,), free, questions)
 
 
 def frontier(b, name: str, f: dict, kp: KeyPath, questions: dict[str, Question]) -> Choose:
     """A `frontiers:` entry: two goals over configurations, every configuration no other beats on both."""
-    goals = (_goal(b, f.get("x"), kp + ("x",), name), _goal(b, f.get("y"), kp + ("y",), name))
+    who = f"frontier {name}"
+    goals = (_goal(b, f.get("x"), kp + ("x",), who), _goal(b, f.get("y"), kp + ("y",), who))
     if goals[0].name == goals[1].name:
         raise b.fail(kp + ("y",), f"frontier {name}: x and y are both {goals[0].name}", "a frontier weighs two different results against each other")
-    over = _over(b, f.get("over") or {}, kp + ("over",), name)
+    over = _over(b, f.get("over") or {}, kp + ("over",), who)
     if not over:
         raise b.fail(kp, f"frontier {name}: over: lists nothing to vary", "for example over: {gpu: [h100-sxm, h200], batch: {from: 1, to: 256, step: x2}}", key=True)
-    return _finish(b, name, {**f, "ask": f.get("about", "")}, kp, over, goals, None, questions, frontier=True)
+    return _finish(b, name, who, {**f, "ask": f.get("about", "")}, kp, over, goals, None, questions, frontier=True)
 
 
-def _finish(b, name, q, kp, over, goals, free, questions, frontier=False) -> Choose:
-    inner = _inner(b, q.get("with") or {}, kp + ("with",), name, questions, over)
+def _finish(b, name, who, q, kp, over, goals, free, questions, frontier=False) -> Choose:
+    inner = _inner(b, q.get("with") or {}, kp + ("with",), who, questions, over)
     varied = {a.name for a in over} | {v for v, _ in inner} | ({free} if free else set())
     for g, where in zip(goals, ("seek",) if len(goals) == 1 else ("x", "y")):
-        _check_goal(b, g, kp + (where,), name, varied, over)
+        _check_goal(b, g, kp + (where,), who, varied, over)
     size = 1
     for a in over:
         size *= len(a.values)
     most = LIMITS["configurations"].value()
     if size > most:
-        raise b.fail(kp + ("over",), f"{name}: {size:,} configurations are more than the configurations limit of {most:,}", LIMITS["configurations"].how)
+        raise b.fail(kp + ("over",), f"{who}: {size:,} configurations are more than the configurations limit of {most:,}", LIMITS["configurations"].how)
     conds = ()
     if q.get("such_that") is not None:
-        conds = tuple(_condition(b, name, label, text, at) for label, text, at in conditions(b, q, kp))
+        conds = tuple(_condition(b, who, label, text, at) for label, text, at in conditions(b, q, kp))
     show = q.get("show", SHOW)
     return Choose(name, q.get("ask", ""), over, inner, conds, goals, show, b.src.loc(kp, key=True), free, frontier)
 
@@ -123,7 +125,7 @@ def _over(b, spec: Any, kp: KeyPath, name: str) -> tuple[Axis, ...]:
         v = _variable(b, axis, at, key=True)
         if v.choices:
             raise b.fail(at, f"{name}: {v.name} is a choice among names; list the names it may take in a check instead", "vary numbers, GPUs or LLMs under over:", key=True)
-        found = _all_values(v) if values in (None, "all") else members(b, v, values, at, v.domain, f"values of {v.name} under over:")
+        found = _all_values(v) if values in (None, "all") else members(b, v, values, at, v.domain, f"values of {v.name} in over")
         if found is None:
             raise b.fail(at, f"{name}: {v.name} has no set of values to take all of", "list its values, or write a range such as {from: 1, to: 8, step: x2}")
         axes.append(Axis(v.name, found, b.src.loc(at)))

@@ -158,6 +158,17 @@ LOAD_ERRORS = [
     ("sum-filter.yaml", 8, 36, "sum() takes no 'if' filter", "sum(if(k > 1, k, 0) for k in range(n))"),
     ("prod-dimension.yaml", 8, 14, "a product's terms must be dimensionless, not time", "divide each term by its unit"),
     ("sum-if-escapes.yaml", 7, 10, "an if() on the index 'a' of an inner sum, in another sum's bounds or terms, moves out of its sum", "min() or max() instead of if()"),
+    # searches over configurations, objectives and frontiers
+    ("search-empty-set.yaml", 15, 21, "values of tp in over: the set is empty", "list at least one value"),
+    ("search-find-unbounded.yaml", 15, 16, "question best: x has no set of values and no bounds to search between", "give x values: [...] or min: and max:"),
+    ("search-not-objective.yaml", 15, 36, "question best: 'min' is not an objective", "write max or min and a variable the model computes"),
+    ("search-objective-input.yaml", 15, 36, "question best: price is an input that no configuration changes", "seek a result the model computes"),
+    ("search-objective-unknown.yaml", 15, 36, "unknown variable 'tpto'", "did you mean tpot?"),
+    ("search-too-many.yaml", 15, 16, "question best: 2,000,000 configurations are more than the configurations limit of 1,000,000", "CHAINC_MAX_CONFIGURATIONS"),
+    ("search-unknown-gpu.yaml", 15, 23, "unknown GPU 'h100-sxn'", "did you mean h100-sxm?"),
+    ("search-unknown-variable.yaml", 15, 17, "unknown variable 'tpp'", "did you mean tp?"),
+    ("search-value-outside.yaml", 15, 25, "values of tp in over: 3 is outside the variable's domain (positive integer, one of 1, 2, 4, 8)", "leave it out"),
+    ("search-with-unknown-question.yaml", 15, 40, "question best: unknown question 'fastest'", "questions: none"),
     # several conditions
     ("condition-deep.yaml", 10, 28, "expression nested too deeply", "an expression is like"),
     ("condition-always-true.yaml", 13, 16, "y >= -1[s] is always true, whatever the values", "holds for some values and fails for others"),
