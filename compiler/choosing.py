@@ -5,20 +5,25 @@ A configuration is one value per axis of `over:`. At each, the inner questions a
 model is solved there (execute.execute), the conditions are tested in order and the goals read. The
 rows go to runtime/choose.py, which ranks them (or finds the frontier), names what binds and the
 closest miss; the generated modules copy that rule, and the workbook prints it as formulas.
-A grid the vectorised path can run (batch.py) runs there; the rows shown are then solved one by
-one, so every number a reader sees is the solver's own.
+
+A large grid runs through the batch path (grid.py: the same programs and question rule over arrays,
+in floats); the rows a reader sees (the ranked table, the frontier, the closest miss, any reason
+asked for) are then computed again one by one by the solver, exactly, and the rule runs again over
+them until the rows shown are rows computed exactly.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .chosen import Chosen
+from .chosen import Chosen, Reasons
 from .deadline import budgeted
 from .errors import LimitError, NoAnswerError, SolveError
 from .execute import ask, execute, failing_sides
 from .run import evaluate
 from .runtime import choose as rule
+
+BATCH_FROM = 48  # configurations from which the batch path runs a grid (below it, one by one costs less)
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,7 +42,9 @@ class PreparedChoose:
 
 
 @dataclass
-class _Row:
+class Row:
+    """One configuration, computed: its values (None: none), inner answers, what failed first and why."""
+
     values: dict | None = None
     inner: tuple = ()
     failed: str = ""
@@ -46,43 +53,89 @@ class _Row:
     free_where: str = ""
 
 
+@dataclass
+class Columns:
+    """Every row's numbers, column by column (the batch path fills them from arrays)."""
+
+    goals: list  # per goal: per row its value, None where the row has none
+    inner: list  # per inner unknown (the free variable last): per row
+    failed: list  # per row: '' where every condition holds, else the label of what failed first
+    misses: list  # per row: the largest shortfall of a condition, None where the row has no values
+    why: dict = field(default_factory=dict)  # row -> its reason, where known
+    rows: dict = field(default_factory=dict)  # row -> Row: the rows computed one by one by the solver, exactly
+    free_where: dict = field(default_factory=dict)
+
+
 @budgeted
 def choose(pc: PreparedChoose, given: dict) -> Chosen:
     """Every configuration's row at these givens (base units), then the rule's choice."""
-    rows = [_configuration(pc, i, given) for i in range(len(pc.configs))]
-    return decide(pc, given, rows, exact=tuple(range(len(rows))))
+    n = len(pc.configs)
+    cols = None
+    if n >= BATCH_FROM:
+        from .grid import batch_columns
+
+        cols = batch_columns(pc, given)
+    if cols is None:  # a small grid, or programs the batch path does not run: one by one
+        cols = _columns(pc, [(i, configuration(pc, i, given)) for i in range(n)], n)
+        return decide(pc, given, cols)
+    for _ in range(4):  # the rows shown, computed exactly, until the rule shows no other
+        chosen = decide(pc, given, cols)
+        shown = {*(chosen.order if chosen.frontier else chosen.order[: pc.search.show]), *([chosen.closest] if chosen.closest is not None else [])}
+        todo = sorted(shown - set(cols.rows))
+        if not todo:
+            return chosen
+        _update(cols, [(i, configuration(pc, i, given)) for i in todo])
+    return decide(pc, given, cols)
 
 
-def decide(pc: PreparedChoose, given: dict, rows: list, exact: tuple = ()) -> Chosen:
+def _columns(pc: PreparedChoose, rows: list, n: int) -> Columns:
+    width = len(pc.search.inner) + (1 if pc.free else 0)
+    cols = Columns([[None] * n for _ in pc.search.goals], [[None] * n for _ in range(width)], [""] * n, [None] * n)
+    _update(cols, rows)
+    return cols
+
+
+def _update(cols: Columns, rows: list) -> None:
+    """Rows computed one by one replace the batch path's numbers for them."""
+    for i, r in rows:
+        cols.rows[i] = r
+        cols.failed[i], cols.misses[i], cols.why[i] = r.failed, r.miss, r.why
+        for k, column in enumerate(cols.inner):
+            column[i] = r.inner[k] if len(r.inner) > k else None
+        if r.free_where:
+            cols.free_where[i] = r.free_where
+
+
+def decide(pc: PreparedChoose, given: dict, cols: Columns) -> Chosen:
     """The rule over the rows: ranked (or the frontier), what binds, the closest miss, the best solved exactly."""
     s = pc.search
-    goals = tuple(tuple(None if r.values is None else r.values[g.name] for r in rows) for g in s.goals)
-    feasible = [not r.why for r in rows]
-    free_where = ""
+    for k, g in enumerate(s.goals):  # the goals of rows computed one by one
+        for i, r in cols.rows.items():
+            cols.goals[k][i] = None if r.values is None else r.values[g.name]
+    feasible = [not f for f in cols.failed]
     if s.frontier:
-        order = rule.frontier(goals[0], goals[1], feasible, s.goals[0].seek, s.goals[1].seek)
+        order = rule.frontier(cols.goals[0], cols.goals[1], feasible, s.goals[0].seek, s.goals[1].seek)
         binding = ()
     else:
-        order = rule.ranked(goals[0], feasible, s.goals[0].seek)
-        best = goals[0][order[0]] if order else None
-        binding = tuple(rule.binding(goals[0], [r.failed for r in rows], best, s.goals[0].seek))
-    closest = None if order else rule.closest([r.miss for r in rows])
-    solution, placement = None, ()
+        order = rule.ranked(cols.goals[0], feasible, s.goals[0].seek)
+        best = cols.goals[0][order[0]] if order else None
+        binding = tuple(rule.binding(cols.goals[0], cols.failed, best, s.goals[0].seek))
+    closest = None if order else rule.closest(cols.misses)
+    solution, placement, free_where = None, (), ""
     if order and not s.frontier:
         top = order[0]
-        solution = _solve_row(pc, top, given, rows[top])
-        placement = tuple(rule.placement(top, pc.sizes, goals[0], feasible, s.goals[0].seek))
-        if pc.free:
-            free_where = rows[top].free_where
-    width = len(s.inner) + (1 if s.free else 0)
-    inner = tuple(tuple(r.inner[k] if len(r.inner) > k else None for r in rows) for k in range(width))
+        solution = _solve_row(pc, top, given, [c[top] for c in cols.inner])
+        placement = tuple(rule.placement(top, pc.sizes, cols.goals[0], feasible, s.goals[0].seek))
+        free_where = cols.free_where.get(top, "")
+    reasons = Reasons(len(pc.configs), dict(cols.why), lambda i: configuration(pc, i, given).why if cols.failed[i] else "")
     return Chosen(
-        s, pc.model, pc.configs, goals, inner, tuple(r.why for r in rows), tuple(r.failed for r in rows), tuple(r.miss for r in rows),
-        tuple(order), binding, closest, solution, placement, free_where, exact,
+        s, pc.model, pc.configs, tuple(tuple(c) for c in cols.goals), tuple(tuple(c) for c in cols.inner), reasons, tuple(cols.failed), tuple(cols.misses),
+        tuple(order), binding, closest, solution, placement, free_where, frozenset(cols.rows),
     )  # fmt: skip
 
 
-def _givens(pc: PreparedChoose, i: int, given: dict) -> dict:
+def givens(pc: PreparedChoose, i: int, given: dict) -> dict:
+    """The givens at row i: the query's, and the row's value of each variable axis."""
     g = dict(given)
     for axis, v in zip(pc.search.over, pc.configs[i]):
         if not axis.catalog:
@@ -90,8 +143,9 @@ def _givens(pc: PreparedChoose, i: int, given: dict) -> dict:
     return g
 
 
-def _configuration(pc: PreparedChoose, i: int, given: dict) -> _Row:
-    g = _givens(pc, i, given)
+def configuration(pc: PreparedChoose, i: int, given: dict) -> Row:
+    """Row i computed by the solver, exactly: the free variable (if any) optimised first."""
+    g = givens(pc, i, given)
     if pc.free is None:
         return _at(pc, i, g)
     name, lo, hi = pc.free
@@ -99,7 +153,7 @@ def _configuration(pc: PreparedChoose, i: int, given: dict) -> _Row:
 
     def f(x):
         r = _at(pc, i, {**g, name: x})
-        return None if r.why else r.values[goal.name]
+        return None if r.failed else r.values[goal.name]
 
     try:
         x, _, where = rule.optimum(f, lo, hi, goal.seek)
@@ -112,9 +166,9 @@ def _configuration(pc: PreparedChoose, i: int, given: dict) -> _Row:
     return r
 
 
-def _at(pc: PreparedChoose, i: int, g: dict) -> _Row:
+def _at(pc: PreparedChoose, i: int, g: dict) -> Row:
     """One configuration's row: inner answers, the model's values, the first condition that fails."""
-    row = _Row()
+    row = Row()
     hw = pc.hardware[i]
     if isinstance(pc.at[hw], SolveError):  # the catalog entry lacks a value the model reads
         row.failed, row.why = "no value", pc.at[hw].message
@@ -147,17 +201,16 @@ def _at(pc: PreparedChoose, i: int, g: dict) -> _Row:
             return row
         miss = rule.shortfall(cmp.op, left, right)
         misses.append(miss)
-        if miss > 0 or not evaluate(cmp, values):
-            if not row.failed:
-                left_text, negated, right_text = failing_sides(pc.model, cmp, values)
-                row.failed, row.why = label, f"{label}: {left_text} {negated} {right_text}"
+        if (miss > 0 or not evaluate(cmp, values)) and not row.failed:
+            left_text, negated, right_text = failing_sides(pc.model, cmp, values)
+            row.failed, row.why = label, f"{label}: {left_text} {negated} {right_text}"
     row.miss = max(misses, default=0.0)
     return row
 
 
-def _solve_row(pc: PreparedChoose, i: int, given: dict, row: _Row):
+def _solve_row(pc: PreparedChoose, i: int, given: dict, inner: list):
     """The model at row i, solved exactly by the solver (the Solution every output reads for the best)."""
-    g = _givens(pc, i, given)
+    g = givens(pc, i, given)
     names = [v for v, _ in pc.search.inner] + ([pc.free[0]] if pc.free else [])
-    g.update((n, v) for n, v in zip(names, row.inner) if v is not None)
+    g.update((n, v) for n, v in zip(names, inner) if v is not None)
     return execute(pc.at[pc.hardware[i]], g)

@@ -17,6 +17,24 @@ if TYPE_CHECKING:
     from .results import Solution
 
 
+class Reasons:
+    """Each row's reason in words, worked out when read: a grid of 100,000 rows words only those shown."""
+
+    def __init__(self, n: int, known: dict, work_out):
+        self._n, self._known, self._work_out = n, known, work_out
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: int) -> str:
+        if i not in self._known:
+            self._known[i] = self._work_out(i)
+        return self._known[i]
+
+    def __iter__(self):
+        return (self[i] for i in range(self._n))
+
+
 @dataclass(frozen=True, repr=False)
 class Chosen:
     search: Choose
@@ -24,7 +42,7 @@ class Chosen:
     configs: tuple  # per row, one value per axis: a catalog id, or the variable's base value
     goals: tuple  # per goal, per row: its base value (None: the row has none)
     inner: tuple  # per inner unknown (and the free variable last, if any), per row: its value (None: none)
-    why: tuple  # per row: '' where every condition holds, else the first that fails, in words
+    why: Reasons  # per row: '' where every condition holds, else the first that fails, in words (worked out when read)
     failed: tuple  # per row: the label of what failed first ('' none): a condition, an inner question, 'no value'
     misses: tuple  # per row: the largest shortfall of a condition (0 where all hold, None where the row has no values)
     order: tuple  # the rows where every condition holds, best first (a frontier: its rows, best x first)
@@ -33,7 +51,7 @@ class Chosen:
     solution: Solution | None  # the model solved at the best configuration (exactly)
     placement: tuple = ()  # per axis: where the best sits along it ('interior', 'edge', 'bound', 'only')
     free_where: str = ""  # the free variable's optimum: 'interior', 'edge' or 'bound'
-    exact: tuple = ()  # rows whose numbers the solver computed one by one (the others: the vectorised path, in floats)
+    exact: frozenset = frozenset()  # rows the solver computed one by one, exactly (the others: the batch path, in floats)
 
     # --- reading ----------------------------------------------------------------------------------
     @property
@@ -46,7 +64,7 @@ class Chosen:
 
     @property
     def feasible(self) -> int:
-        return sum(1 for w in self.why if not w)
+        return sum(1 for f in self.failed if not f)
 
     def config(self, row: int) -> dict:
         """The row's configuration in display units: {'gpu': 'h200', 'tp': 2}."""
@@ -92,13 +110,13 @@ class Chosen:
         """The answer in one line: the best configuration, its goal, what binds; or why there is none."""
         s = self.search
         if self.frontier:
-            return f"{len(self.order)} configurations on the frontier of {s.goals[0].seek} {s.goals[0].name} and {s.goals[1].seek} {s.goals[1].name} ({self.feasible} of {len(self.why)} meet the conditions)"
+            return f"{len(self.order):,} configurations on the frontier of {s.goals[0].seek} {s.goals[0].name} and {s.goals[1].seek} {s.goals[1].name} ({self.feasible:,} of {len(self.why):,} meet the conditions)"
         if self.best is None:
             near = f"; the closest is {self.describe(self.closest)}: {self.why[self.closest]}" if self.closest is not None else ""
             return f"no configuration meets the conditions ({len(self.why)} searched){near}"
         g = s.goals[0]
         n = self.feasible
-        among = f"{g.seek} of {n} configuration{'s' if n != 1 else ''} that meet{'s' if n == 1 else ''} the conditions" if s.over else f"{g.seek} over {s.free}'s range"
+        among = f"{g.seek} of {n:,} configuration{'s' if n != 1 else ''} that meet{'s' if n == 1 else ''} the conditions" if s.over else f"{g.seek} over {s.free}'s range"
         return f"{self.describe(self.best)}: {self._text(g.name, self.goals[0][self.best])} ({among}){self._where()}; {self.bound_by()}"
 
     def bound_by(self) -> str:

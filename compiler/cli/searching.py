@@ -28,7 +28,7 @@ def print_chosen(out: Console, c: Chosen) -> None:
         if f:
             counts[f] = counts.get(f, 0) + 1
     if counts:
-        first = next(i for i, w in enumerate(c.why) if w)
+        first = next(i for i, f in enumerate(c.failed) if f)
         listed = ", ".join(f"{label} {n}" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
         out.print(plain(f"\n{sum(counts.values())} of {len(c.why)} configurations fail ({listed}); the first, {c.describe(first)}: {c.why[first]}"))
     for w in c.warnings:

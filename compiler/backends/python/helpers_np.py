@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ...answer_np import _admits_np
 from ...runtime.roots import root_1d as _root_1d
 from ...runtime.values import ChainError
 from ...runtime.values import answer_number as _answer_number
@@ -87,24 +88,6 @@ def _real_np(x, what: str):
     if not np.iscomplexobj(x):
         return x
     return np.where(x.imag == 0, x.real, np.nan)
-
-
-def _admits_np(x, kind: str, lo=None, hi=None, values=None):
-    """runtime.values.admits, element by element."""
-    x = np.asarray(x)
-    ok = ~np.isnan(x)
-    if values is not None:  # runtime.values.member: 1e-12 relative
-        v = np.asarray(values, dtype=float)
-        ok &= np.any(np.abs(x[..., None] - v) <= 1e-12 * np.abs(v), axis=-1)
-    if kind == "positive":
-        ok &= x > 0
-    if kind == "nonnegative":
-        ok &= x >= 0
-    if lo is not None:
-        ok &= x >= lo
-    if hi is not None:
-        ok &= x <= hi
-    return ok
 
 
 def _require_np(x, shown, what: str, name: str, unit: str, integer: bool, text: str, domain: tuple) -> None:

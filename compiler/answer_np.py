@@ -1,4 +1,5 @@
-"""The question rule over arrays, copied into `<module>_np.py` (runtime.py reads this file as text; chainc never imports it).
+"""The question rule over arrays: the solver's vectorised path runs it, and `<module>_np.py` copies it
+(backends/python/runtime.py reads this file as text).
 
 runtime/answer.py's `answer` and `combine` at every point at once: the same probes around the
 boundary, the same grid, bisection and rounding, each point masked out once it is decided, so a
@@ -16,9 +17,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...runtime.roots import grid as _grid
-from ...runtime.values import admits as _admits
-from .helpers_np import _admits_np
+from .runtime.roots import grid as _grid
+from .runtime.values import admits as _admits
+
+
+def _admits_np(x, kind: str, lo=None, hi=None, values=None):
+    """runtime.values.admits, element by element."""
+    x = np.asarray(x)
+    ok = ~np.isnan(x)
+    if values is not None:  # runtime.values.member: 1e-12 relative
+        v = np.asarray(values, dtype=float)
+        ok &= np.any(np.abs(x[..., None] - v) <= 1e-12 * np.abs(v), axis=-1)
+    if kind == "positive":
+        ok &= x > 0
+    if kind == "nonnegative":
+        ok &= x >= 0
+    if lo is not None:
+        ok &= x >= lo
+    if hi is not None:
+        ok &= x <= hi
+    return ok
 
 
 def _tester(feasible, code):
