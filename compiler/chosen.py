@@ -86,8 +86,9 @@ class Chosen:
         return tuple(v for v, _ in self.search.inner) + ((self.search.free,) if self.search.free else ())
 
     def table(self, n: int | None = None) -> list[dict]:
-        """The ranked rows (a frontier: its rows) as dicts: 'rank', the configuration, inner answers, goals."""
-        rows = self.order if n is None else self.order[:n]
+        """The ranked rows as dicts ('rank', the configuration, inner answers, goals): the question's `show:` many, or n;
+        a frontier's rows, all of them unless n."""
+        rows = self.order[: n or (len(self.order) if self.frontier else self.search.show)]
         return [{"rank": k + 1, **self.values(i)} for k, i in enumerate(rows)]
 
     def _shown(self, name: str, base):
