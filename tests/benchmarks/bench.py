@@ -462,6 +462,29 @@ class Bench:
             Row("  NumPy: goodput_np.max_batch over 1,000 targets", "< 1 ms", batch(now), batch(base) if self.base else "", ratio(now[3][0], base[3][0] if ok_base else None), yes(now[3][0] < 0.001))
         )
 
+    # --- a search over 100,000 configurations ---
+    def search(self) -> None:
+        import bench_search
+
+        path = self.tmp / "grid100k.yaml"
+        path.write_text(bench_search.MODEL)
+        figures = {}
+        for t in self.tools:
+            r = run([t.python, "-c", bench_search.SNIPPET, str(path), "3"], t.root, t.env, self.args.timeout)
+            figures[t.label] = json.loads(r.out) if r.ok else None
+        fig = lambda f: f"{secs(f['run'])} (+{secs(f['prepare'])} to prepare, n={f['n']})" if f else "n/a"  # noqa: E731
+        now, base = figures["now"], figures.get("base")
+        self.add(
+            Row(
+                "search: 100,000 configurations, inner integer question",
+                "< 2 s",
+                fig(now),
+                fig(base) if self.base else "",
+                ratio(now and now["run"], base and base["run"]),
+                yes(now is not None and now["run"] + now["prepare"] < 2),
+            )
+        )
+
 
 def text_of(path: Path) -> str:
     return path.read_text(encoding="utf-8")
@@ -498,7 +521,7 @@ def _exponent(walls: dict[int, float | None]) -> tuple[float | None, str]:
     return slope, "" if not why else f"{sizes[0]:,} to {sizes[-1]:,}; " + "; ".join(why)
 
 
-GROUPS = ("synthetic", "hol", "goodput", "check_build", "generated")
+GROUPS = ("synthetic", "hol", "goodput", "check_build", "generated", "search")
 
 
 def main(argv: list[str] | None = None) -> None:
