@@ -75,6 +75,40 @@ def budget(what: str = "the solve", at: Loc | None = None):
         _state.end = None
 
 
+class StepOutOfTime(OutOfTime):
+    """A step's own budget ran out (deadline.step): the step gives up, the command goes on."""
+
+
+@contextmanager
+def step(seconds: float):
+    """Run one step (SymPy planning a block) within its own budget, inside the one in force.
+
+    When the step's time runs out first, StepOutOfTime is raised inside it (and again every RERING
+    seconds, so no handler in SymPy swallows it); the caller takes another route. The budget in force
+    is re-armed for what is left of it afterwards. Outside the main thread there is no alarm: the step
+    runs under the budget in force only.
+    """
+    armed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    outer = _state.end
+    if not armed or (outer is not None and outer - time.monotonic() <= seconds):
+        yield  # the budget in force ends first: it governs
+        return
+
+    def ring(signum, frame):
+        signal.setitimer(signal.ITIMER_REAL, RERING)
+        raise StepOutOfTime(f"a step took more than {seconds:g} s", "")
+
+    before = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+        if outer is not None:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - time.monotonic(), 0.001))
+
+
 def budgeted(fn):
     """fn runs within the solve time budget."""
 

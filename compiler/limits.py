@@ -102,6 +102,13 @@ LIMITS = {
             "the seconds one step may take: loading a model, planning a query's shape, a forward solve, a question's search",
             "if the model is right, raise the limit, e.g. CHAINC_MAX_SOLVE_SECONDS=600",
         ),
+        Limit(
+            "plan_step_seconds",
+            5,
+            "CHAINC_MAX_PLAN_STEP_SECONDS",
+            "the seconds SymPy may spend looking for the closed form of one block of equations before it is solved numerically instead",
+            "a block without a closed form in time is searched numerically, which gives the same numbers; raise it, e.g. CHAINC_MAX_PLAN_STEP_SECONDS=60, to wait for a closed form the derivation can show",
+        ),
         Limit("set_values", 10_000, None, "the values of one variable's set (values:), each tried by a question over it", "use a range with a coarser step, or a min: and max:"),
         Limit(
             "configurations",

@@ -17,9 +17,10 @@ from sympy.core.function import AppliedUndef
 from sympy.polys.polyerrors import BasePolynomialError
 
 from .analysis import Block, plan_blocks
-from .deadline import OutOfTime, budgeted
+from .deadline import OutOfTime, StepOutOfTime, budgeted, step
 from .errors import LimitError
 from .ir import Equation, Model
+from .limits import limit
 from .order import Cycle, topological
 from .results import Plan, Step
 
@@ -97,7 +98,10 @@ def _solve_shape(residuals: tuple, syms: tuple) -> tuple:
     if _high_degree(residuals, syms):  # checked once per shape, as the solve it saves
         return ()
     try:
-        return tuple(sp.solve(list(residuals), list(syms), dict=True, check=False))  # roots are filtered by domain when evaluated
+        with step(limit("plan_step_seconds")):  # a coupled polynomial system can keep Groebner bases busy for hours
+            return tuple(sp.solve(list(residuals), list(syms), dict=True, check=False))  # roots are filtered by domain when evaluated
+    except StepOutOfTime:  # no closed form in time: the block is solved numerically, as one without one
+        return ()
     except (NotImplementedError, ValueError, TypeError, BasePolynomialError):  # NotAlgebraic: a Sum of constant terms as a coefficient
         return ()
 

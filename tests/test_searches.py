@@ -212,3 +212,23 @@ def test_the_cli_answers_in_json(capsys):
     assert s["kind"] == "best" and s["best"]["gpu"] == data["gpu"]
     assert [r["rank"] for r in s["table"]] == [1, 2, 3]
     assert s["failing"] == {"max_batch": 9} or sum(s["failing"].values()) == s["configurations"] - s["feasible"]
+
+
+def test_a_block_sympy_cannot_close_in_time_is_solved_numerically(tmp_path, monkeypatch):
+    """Three coupled quadratics kept sp.solve busy for minutes; past plan_step_seconds the block is searched."""
+    import time
+
+    from chainc.plan import _solve_shape
+
+    monkeypatch.setenv("CHAINC_MAX_PLAN_STEP_SECONDS", "1")
+    _solve_shape.cache_clear()
+    path = tmp_path / "coupled.yaml"
+    path.write_text(
+        "name: coupled\ntitle: coupled quadratics\nvariables:\n  a: {value: 3}\n  b: {value: 2}\n  c: {value: 3}\n  x: {}\n  y: {}\n  z: {}\n"
+        "equations:\n  - x**2 + y**2 + z = a\n  - x*y + z**2 = b\n  - x + y**2 + z**2 = c\n"
+    )
+    start = time.monotonic()
+    s = chainc.solve(str(path))
+    assert time.monotonic() - start < 30
+    assert set(s.numeric) == {"x", "y", "z"}
+    assert [s.value(n) for n in "xyz"] == pytest.approx([1, 1, 1], rel=1e-9)  # 1 + 1 + 1 = 3, 1 + 1 = 2, 1 + 1 + 1 = 3
