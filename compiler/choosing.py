@@ -26,15 +26,72 @@ from .runtime import choose as rule
 BATCH_FROM = 48  # configurations from which the batch path runs a grid (below it, one by one costs less)
 
 
+@dataclass(frozen=True)
+class Unavailable:
+    """A catalog entry of the grid lacks a value the model reads: its rows say so, the others run."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """What running and printing a search reads of its ir.Choose, as plain data (the plan cache stores it)."""
+
+    name: str
+    ask: str
+    over: tuple  # AxisInfo, or ir.Axis on the cold path
+    inner: tuple
+    goals: tuple  # GoalInfo
+    show: int
+    loc: object
+    free: str | None = None
+    frontier: bool = False
+    conditions: tuple = ()  # (label, text) of each condition
+
+    @property
+    def axes(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.over)
+
+
+@dataclass(frozen=True)
+class AxisInfo:
+    name: str
+    values: tuple
+    loc: object = None
+
+    @property
+    def catalog(self) -> bool:
+        return self.name in ("gpu", "llm")
+
+
+@dataclass(frozen=True)
+class GoalInfo:
+    name: str
+    seek: str
+
+
+def plain(s) -> SearchInfo:
+    """An ir.Choose as SearchInfo: its axes' values as the core computes with them (Fractions; ids stay text)."""
+    over = tuple(AxisInfo(a.name, a.values if a.catalog else tuple(_exact(v) for v in a.values), a.loc) for a in s.over)
+    goals = tuple(GoalInfo(g.name, g.seek) for g in s.goals)
+    return SearchInfo(s.name, s.ask, over, tuple(s.inner), goals, s.show, s.loc, s.free, s.frontier, tuple((c.label, c.text) for c in s.conditions))
+
+
+def _exact(v):
+    from fractions import Fraction
+
+    return Fraction(int(v.p), int(v.q)) if hasattr(v, "p") else Fraction(v)
+
+
 @dataclass(frozen=True, eq=False)
 class PreparedChoose:
     """A search's shape ready to run: its grid, and per hardware the model's program and the inner questions'."""
 
-    search: object  # ir.Choose
-    model: object
+    search: SearchInfo
+    model: object  # ir.Model, or its portable description
     configs: tuple  # per row: one value per axis (catalog ids, base values)
     hardware: tuple  # per row: its (gpu, llm) ids, the key of `at` and `inner`
-    at: dict  # (gpu, llm) -> Prepared: the model with the axes, inner unknowns and free variable given
+    at: dict  # (gpu, llm) -> Prepared: the model with the axes, inner unknowns and free variable given; or Unavailable
     inner: dict  # (gpu, llm) -> ((variable, PreparedQuestion), ...)
     conditions: tuple  # (label, text, P.Cmp, guards)
     sizes: tuple  # each axis's number of values
@@ -170,7 +227,7 @@ def _at(pc: PreparedChoose, i: int, g: dict) -> Row:
     """One configuration's row: inner answers, the model's values, the first condition that fails."""
     row = Row()
     hw = pc.hardware[i]
-    if isinstance(pc.at[hw], SolveError):  # the catalog entry lacks a value the model reads
+    if isinstance(pc.at[hw], Unavailable):  # the catalog entry lacks a value the model reads
         row.failed, row.why = "no value", pc.at[hw].message
         return row
     answers = []

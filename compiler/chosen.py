@@ -95,7 +95,8 @@ class Chosen:
         if base is None:
             return None
         v = self.model.variables[name]
-        return int(round(base / v.factor)) if v.domain.integer else in_unit(base, v.factor)
+        domain = getattr(v, "domain", None)  # the warm path's description keeps no domain: a float, as in the JSON
+        return int(round(base / v.factor)) if domain is not None and domain.integer else in_unit(base, v.factor)
 
     def _text(self, name: str, base) -> str:
         v = self.model.variables[name]

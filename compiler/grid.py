@@ -13,8 +13,7 @@ import numpy as np
 
 from . import batch
 from .answer_np import _answer_np, _combine_np
-from .choosing import Columns, PreparedChoose
-from .errors import SolveError
+from .choosing import Columns, PreparedChoose, Unavailable
 
 
 def batch_columns(pc: PreparedChoose, given: dict) -> Columns | None:
@@ -41,7 +40,7 @@ def _floats(values: dict) -> dict:
 def _group(pc: PreparedChoose, hw, rows: np.ndarray, given: dict, cols: Columns) -> None:
     s, shape = pc.search, rows.shape
     at = pc.at[hw]
-    if isinstance(at, SolveError):  # the catalog entry lacks a value the model reads: every row of it says so
+    if isinstance(at, Unavailable):  # the catalog entry lacks a value the model reads: every row of it says so
         for i in rows:
             cols.failed[i], cols.why[i] = "no value", at.message
         return

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from . import program as P
+from .choosing import AxisInfo, GoalInfo, PreparedChoose, SearchInfo, Unavailable
 from .compare import PreparedCheck
 from .errors import Loc
 from .execute import Prepared, PreparedQuestion
@@ -68,6 +69,7 @@ class CheckInfo:
     that_text: str
     question: str | None
     loc: Loc | None
+    entries: tuple = ()  # a search's check: (kind, id) its best configuration must choose
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ def describe(model) -> ModelInfo:
             c.that_text,
             c.question,
             c.loc,
+            tuple(c.entries),
         )
         for c in model.checks
     )
@@ -139,6 +142,7 @@ _CLASSES = {
         P.Num, P.Const, P.Ref, P.Add, P.Mul, P.Pow, P.Call, P.Cmp, P.Logic, P.Choice, P.Sum,
         P.Site, P.Assign, P.Guard, P.Check, P.Pick, P.Search, P.Column, P.Loop, P.Domain, P.Program, P.Physical,
         Loc, VarInfo, TableInfo, QuestionInfo, Expectation, CheckInfo, EntryInfo, ModelInfo, Prepared, PreparedQuestion, PreparedCheck, Asking,
+        PreparedChoose, SearchInfo, AxisInfo, GoalInfo, Unavailable,
     )
 }  # fmt: skip
 

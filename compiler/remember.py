@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import cache
 from .checks import prepare_check
+from .choosing import PreparedChoose, Unavailable
 from .compare import PreparedCheck
 from .deps import dependencies, dependencies_of
 from .execute import Prepared, PreparedQuestion
@@ -72,6 +73,13 @@ def _stored(pq: PreparedQuestion, info) -> PreparedQuestion:
     return PreparedQuestion(replace(pq.rule, question=qi), portable(pq.at, info), boundary, tuple((label, _stored(p, info)) for label, p in pq.parts))
 
 
+def _stored_search(pc: PreparedChoose, info) -> PreparedChoose:
+    """A prepared search (searches.prepare_search, as cold runs it) as the cache stores it."""
+    at = {hw: p if isinstance(p, Unavailable) else portable(p, info) for hw, p in pc.at.items()}
+    inner = {hw: tuple((var, _stored(pq, info)) for var, pq in qs) for hw, qs in pc.inner.items()}
+    return replace(pc, model=info, at=at, inner=inner)
+
+
 def _question_shapes(model, catalog, info, name: str, given: tuple, gpu, llm) -> PreparedQuestion:
     return _stored(prepare_question(model, catalog, name, frozenset(n for n, _ in given), gpu, llm), info)
 
@@ -88,7 +96,8 @@ def remember_check(project, names: list[str], models: list, gpu: str | None, llm
             pc = prepare_check(model, c, catalog, g, l_)
             question = _stored(pc.question, info) if pc.question is not None else None
             forward = portable(pc.forward, info) if pc.forward is not None else None
-            checks.append(PreparedCheck(ci, pc.given, question, forward, ci.that, pc.other))
+            search = _stored_search(pc.search, info) if pc.search is not None else None
+            checks.append(PreparedCheck(ci, pc.given, question, forward, ci.that, pc.other, search))
         bundles.append(
             {
                 "model": info,

@@ -9,11 +9,10 @@ hardware, so a grid over ten GPUs plans once and runs ten times.
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 from functools import lru_cache
 
 from . import lower
-from .choosing import PreparedChoose, choose
+from .choosing import PreparedChoose, Unavailable, choose, plain
 from .chosen import Chosen
 from .errors import ArgumentError, LimitError, SolveError
 from .ir import Model
@@ -56,15 +55,14 @@ def _prepare(model: Model, catalog, name: str, given: frozenset, gpu, llm) -> Pr
         except LimitError:
             raise
         except SolveError as e:  # an entry without a value the model reads: its rows say so, the others run
-            at[hw], inner[hw] = e, ()
+            at[hw], inner[hw] = Unavailable(e.message), ()
     conditions = tuple((c.label, c.text, lower.expr(c.expr), tuple((lower.expr(d), lower.expr(w)) for d, w in c.guards)) for c in s.conditions)
     free = None
     if s.free:
         d = lower.domain_of(model.variables[s.free])
         free = (s.free, d.lo, d.hi)
     sizes = tuple(len(a.values) for a in s.over)
-    plain = replace(s, over=tuple(replace(a, values=a.values if a.catalog else tuple(exact(v) for v in a.values)) for a in s.over))  # values as the core computes: Fractions
-    return PreparedChoose(plain, model, configs, hardware, at, inner, conditions, sizes, free)
+    return PreparedChoose(plain(s), model, configs, hardware, at, inner, conditions, sizes, free)
 
 
 def search_query(model: Model, catalog, name: str, query: Query) -> Chosen:
