@@ -234,20 +234,13 @@ def test_a_block_sympy_cannot_close_in_time_is_solved_numerically(tmp_path, monk
     assert [s.value(n) for n in "xyz"] == pytest.approx([1, 1, 1], rel=1e-9)  # 1 + 1 + 1 = 3, 1 + 1 = 2, 1 + 1 + 1 = 3
 
 
-def test_a_search_check_fails_alike_cold_and_warm(tmp_path, monkeypatch, capsys):
-    """The plan cache stores a search's prepared grid; a warm `chainc check` compares the chosen GPU too."""
-    from chainc.cli import main
+def test_a_search_check_fails_alike_cold_and_warm(tmp_path):
+    """The plan cache stores a search's prepared grid: a warm `chainc check` compares the chosen GPU too, without SymPy."""
+    from .test_cache import chainc as cli
 
     text = MODEL.read_text() + "  - about: the cheapest is on an H100 (it is not, the H200 at TP 8 is)\n    question: cheapest\n    expect: {gpu: h100-sxm}\n"
-    path = tmp_path / "searches.yaml"
-    path.write_text(text)
-    monkeypatch.setenv("CHAINC_CACHE_DIR", str(tmp_path / "cache"))
-    outs = []
-    for run in range(2):  # cold, then warm: the second must not prepare the search again
-        if run:
-            monkeypatch.setattr("chainc.checks.prepare_search", lambda *a: pytest.fail("the warm check planned the search"))
-        assert main(["check", str(path)]) == 1
-        outs.append(capsys.readouterr().out)
-    assert outs[0] == outs[1]
-    assert "FAIL" in outs[0] and "2/3 checks" in outs[0]
-    assert list((tmp_path / "cache").rglob("*")), "the cold check stored its shapes"
+    (tmp_path / "searches.yaml").write_text(text)
+    cold, warm = (cli(tmp_path / "cache", "check", "searches.yaml", cwd=tmp_path) for _ in range(2))
+    assert cold["code"] == warm["code"] == 1
+    assert cold["out"] == warm["out"] and "FAIL" in cold["out"] and "2/3 checks" in cold["out"]
+    assert "sympy" in cold["heavy"] and "sympy" not in warm["heavy"]
