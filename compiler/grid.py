@@ -13,7 +13,7 @@ import numpy as np
 
 from . import batch
 from .answer_np import _answer_np, _combine_np
-from .choosing import Columns, PreparedChoose, Unavailable
+from .search_data import Columns, PreparedChoose, Unavailable
 
 
 def batch_columns(pc: PreparedChoose, given: dict) -> Columns | None:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from . import program as P
-from .choosing import AxisInfo, GoalInfo, PreparedChoose, SearchInfo, Unavailable
 from .compare import PreparedCheck
 from .errors import Loc
 from .execute import Prepared, PreparedQuestion
 from .results import Asking
+from .search_data import AxisInfo, GoalInfo, PreparedChoose, SearchInfo, Unavailable
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from . import cache
 from .checks import prepare_check
-from .choosing import PreparedChoose, Unavailable
 from .compare import PreparedCheck
 from .deps import dependencies, dependencies_of
 from .execute import Prepared, PreparedQuestion
 from .portable import EntryInfo, QuestionInfo, describe
 from .quantities import UnknownUnit, parse_number, pint_unit
 from .results import Query
+from .search_data import PreparedChoose, Unavailable
 from .solver import prepare, prepare_question
 from .warm import check_key, solve_key
 

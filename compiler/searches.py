@@ -12,12 +12,13 @@ import itertools
 from functools import lru_cache
 
 from . import lower
-from .choosing import PreparedChoose, Unavailable, choose, plain
+from .choosing import choose
 from .chosen import Chosen
 from .errors import ArgumentError, LimitError, SolveError
 from .ir import Model
 from .numbers import exact
 from .results import Query
+from .search_data import PreparedChoose, Unavailable, plain
 from .solver import prepare, prepare_question
 
 

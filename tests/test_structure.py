@@ -38,6 +38,10 @@ CORE = {
     "runtime.choose",
     "choosing",
     "chosen",
+    "search_data",
+    "grid",
+    "batch",
+    "answer_np",
 }
 # r["tpot"] is a pint Quantity: the reading mixin imports the unit registry when (and only when) one is asked for
 ALLOWED = {("display", "units")}
