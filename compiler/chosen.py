@@ -104,8 +104,9 @@ class Chosen:
 
     def describe(self, row: int) -> str:
         """'gpu = h200, tp = 2, batch = 118': the row's configuration and inner answers."""
+        goals = {g.name for g in self.search.goals}  # an inner answer that is the goal is said with the goal
         parts = [f"{a.name} = {v}" if a.catalog else self._text(a.name, v) for a, v in zip(self.search.over, self.configs[row])]
-        parts += [self._text(n, self.inner[k][row]) for k, n in enumerate(self.inner_names())]
+        parts += [self._text(n, self.inner[k][row]) for k, n in enumerate(self.inner_names()) if n not in goals]
         return ", ".join(parts)
 
     def sentence(self) -> str:

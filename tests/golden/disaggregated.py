@@ -23,6 +23,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 __all__ = [
     "ChainError",
@@ -45,6 +46,10 @@ __all__ = [
     "max_batch_per_gpu_latency",
     "max_batch_per_gpu_memory",
     "max_batch_per_gpu",
+    "max_rate_stable",
+    "max_rate_latency",
+    "max_rate_decode",
+    "max_rate",
 ]
 
 GPU = "h100-sxm"  # the default GPU: NVIDIA H100 SXM5 80GB
@@ -143,6 +148,7 @@ class Solution:
     ttft_target: float  # [s] the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example)
     tpot_target: float  # [ms/token] the TPOT every decoding request must meet
     prefill_gpus: float  # [1] GPUs that prefill, each serving a share of the arrivals
+    gpu_budget: float  # [1] GPUs to split between prefill and decode
     batch_per_gpu: float  # [1] sequences one decode GPU runs together
     achieved_flops: float  # [TFLOP/s] FLOP/s prefill achieves
     prefill_time: float  # [ms] prefill of one prompt on one GPU (linear plus causal attention)
@@ -181,6 +187,7 @@ def solve(
     ttft_target: float = 0.2,
     tpot_target: float = 10,
     prefill_gpus: float = 2,
+    gpu_budget: float = 8,
     batch_per_gpu: float = 64,
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
@@ -204,6 +211,7 @@ def solve(
         ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
         tpot_target: the TPOT every decoding request must meet [ms/token].
         prefill_gpus: GPUs that prefill, each serving a share of the arrivals [1].
+        gpu_budget: GPUs to split between prefill and decode [1].
         batch_per_gpu: sequences one decode GPU runs together [1].
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
@@ -267,6 +275,9 @@ def solve(
     prefill_gpus = _number(prefill_gpus, "prefill_gpus")
     if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
         _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
     batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
     if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
         _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -346,6 +357,7 @@ def solve(
         ttft_target=ttft_target,
         tpot_target=tpot_target * 1000,
         prefill_gpus=prefill_gpus,
+        gpu_budget=gpu_budget,
         batch_per_gpu=batch_per_gpu,
         achieved_flops=achieved_flops / 1000000000000,
         prefill_time=prefill_time * 1000,
@@ -384,6 +396,7 @@ def min_prefill_gpus_stable(
     output_tokens: float = 512,
     ttft_target: float = 0.2,
     tpot_target: float = 10,
+    gpu_budget: float = 8,
     batch_per_gpu: float = 64,
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
@@ -410,6 +423,7 @@ def min_prefill_gpus_stable(
         output_tokens: output tokens per request [token].
         ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
         tpot_target: the TPOT every decoding request must meet [ms/token].
+        gpu_budget: GPUs to split between prefill and decode [1].
         batch_per_gpu: sequences one decode GPU runs together [1].
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
@@ -471,6 +485,9 @@ def min_prefill_gpus_stable(
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
     batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
     if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
         _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -573,6 +590,7 @@ def min_prefill_gpus_latency(
     output_tokens: float = 512,
     ttft_target: float = 0.2,
     tpot_target: float = 10,
+    gpu_budget: float = 8,
     batch_per_gpu: float = 64,
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
@@ -599,6 +617,7 @@ def min_prefill_gpus_latency(
         output_tokens: output tokens per request [token].
         ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
         tpot_target: the TPOT every decoding request must meet [ms/token].
+        gpu_budget: GPUs to split between prefill and decode [1].
         batch_per_gpu: sequences one decode GPU runs together [1].
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
@@ -660,6 +679,9 @@ def min_prefill_gpus_latency(
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
     batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
     if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
         _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -763,6 +785,7 @@ def min_prefill_gpus(
     output_tokens: float = 512,
     ttft_target: float = 0.2,
     tpot_target: float = 10,
+    gpu_budget: float = 8,
     batch_per_gpu: float = 64,
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
@@ -789,6 +812,7 @@ def min_prefill_gpus(
         output_tokens: output tokens per request [token].
         ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
         tpot_target: the TPOT every decoding request must meet [ms/token].
+        gpu_budget: GPUs to split between prefill and decode [1].
         batch_per_gpu: sequences one decode GPU runs together [1].
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
@@ -850,6 +874,9 @@ def min_prefill_gpus(
     tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
     if not tpot_target > 0:
         _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
     batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
     if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
         _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
@@ -954,6 +981,7 @@ def max_batch_per_gpu_latency(
     ttft_target: float = 0.2,
     tpot_target: float = 10,
     prefill_gpus: float = 2,
+    gpu_budget: float = 8,
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
@@ -980,6 +1008,7 @@ def max_batch_per_gpu_latency(
         ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
         tpot_target: the TPOT every decoding request must meet [ms/token].
         prefill_gpus: GPUs that prefill, each serving a share of the arrivals [1].
+        gpu_budget: GPUs to split between prefill and decode [1].
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
@@ -1043,6 +1072,9 @@ def max_batch_per_gpu_latency(
     prefill_gpus = _number(prefill_gpus, "prefill_gpus")
     if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
         _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
     _what = "default" if decode_weight_bytes is None else "given"
     decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
@@ -1143,6 +1175,7 @@ def max_batch_per_gpu_memory(
     ttft_target: float = 0.2,
     tpot_target: float = 10,
     prefill_gpus: float = 2,
+    gpu_budget: float = 8,
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
@@ -1169,6 +1202,7 @@ def max_batch_per_gpu_memory(
         ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
         tpot_target: the TPOT every decoding request must meet [ms/token].
         prefill_gpus: GPUs that prefill, each serving a share of the arrivals [1].
+        gpu_budget: GPUs to split between prefill and decode [1].
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
@@ -1232,6 +1266,9 @@ def max_batch_per_gpu_memory(
     prefill_gpus = _number(prefill_gpus, "prefill_gpus")
     if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
         _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
     _what = "default" if decode_weight_bytes is None else "given"
     decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
@@ -1333,6 +1370,7 @@ def max_batch_per_gpu(
     ttft_target: float = 0.2,
     tpot_target: float = 10,
     prefill_gpus: float = 2,
+    gpu_budget: float = 8,
     decode_weight_bytes: float | None = None,
     decode_kv_bytes_per_token: float | None = None,
     decode_bandwidth: float | None = None,
@@ -1359,6 +1397,7 @@ def max_batch_per_gpu(
         ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
         tpot_target: the TPOT every decoding request must meet [ms/token].
         prefill_gpus: GPUs that prefill, each serving a share of the arrivals [1].
+        gpu_budget: GPUs to split between prefill and decode [1].
         decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
         decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
         decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
@@ -1422,6 +1461,9 @@ def max_batch_per_gpu(
     prefill_gpus = _number(prefill_gpus, "prefill_gpus")
     if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
         _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
     _what = "default" if decode_weight_bytes is None else "given"
     decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
     if not decode_weight_bytes > 0:
@@ -1507,6 +1549,786 @@ def max_batch_per_gpu(
     if not (prefill_load < 1):
         _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
     return _answer_number(value, True)
+
+
+def max_rate_stable(
+    *,
+    gpu: str = GPU,
+    llm: str = LLM,
+    linear_flops_per_token: float | None = None,
+    attention_flops_per_pair: float | None = None,
+    peak_flops: float | None = None,
+    mfu: float = 0.5,
+    prompt_tokens: float = 2048,
+    output_tokens: float = 512,
+    ttft_target: float = 0.2,
+    tpot_target: float = 10,
+    prefill_gpus: float = 2,
+    gpu_budget: float = 8,
+    batch_per_gpu: float = 64,
+    decode_weight_bytes: float | None = None,
+    decode_kv_bytes_per_token: float | None = None,
+    decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
+    decode_memory: float | None = None,
+) -> float:
+    """The highest arrival rate the prefill GPUs serve within the TTFT target and the rest of the GPUs decode: the limit of prefill_load <= 0.999 alone.
+
+    The largest arrival_rate such that prefill_load <= 0.999, as chainc's ask finds it:
+    the boundary (the condition as an equation) when the condition holds on its one side,
+    else the domain's upper edge when the condition holds up to it.
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-8b).
+        linear_flops_per_token: linear-layer FLOPs per token (2 per parameter) [FLOP/token]. None: llm.linear_flops_per_token.
+        attention_flops_per_pair: attention FLOPs per (query, key) token pair [FLOP/token^2]. None: llm.attention_flops_per_pair.
+        peak_flops: dense BF16 peak [TFLOP/s]. None: gpu.flops_bf16.
+        mfu: fraction of peak FLOP/s prefill achieves [1].
+        prompt_tokens: prompt tokens per request [token].
+        output_tokens: output tokens per request [token].
+        ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
+        tpot_target: the TPOT every decoding request must meet [ms/token].
+        prefill_gpus: GPUs that prefill, each serving a share of the arrivals [1].
+        gpu_budget: GPUs to split between prefill and decode [1].
+        batch_per_gpu: sequences one decode GPU runs together [1].
+        decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
+        decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
+        decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
+        decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
+
+    Returns:
+        arrival_rate [request/s].
+
+    Raises:
+        ChainError: an input outside its domain, no arrival_rate meets the condition (the message quotes the numbers at the limit),
+        or there is no largest one.
+    """
+    _begin()
+    try:
+        _gpu = GPUS[gpu]
+        gpu_flops_bf16 = _gpu["flops_bf16"] * 1000000000000
+        gpu_memory = _gpu["memory"] * 8000000000
+        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
+    except (KeyError, TypeError):
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("flops_bf16", "memory", "memory_bandwidth")) from None
+    try:
+        _llm = LLMS[llm]
+        llm_attention_flops_per_pair = _llm["attention_flops_per_pair"]
+        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
+        llm_linear_flops_per_token = _llm["linear_flops_per_token"]
+        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
+    except (KeyError, TypeError):
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
+    _what = "default" if linear_flops_per_token is None else "given"
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
+    if not linear_flops_per_token > 0:
+        _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
+    _what = "default" if attention_flops_per_pair is None else "given"
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
+    if not attention_flops_per_pair > 0:
+        _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
+    _what = "default" if peak_flops is None else "given"
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
+    if not peak_flops > 0:
+        _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
+    mfu = _number(mfu, "mfu")
+    if not (mfu > 0 and mfu <= 1):
+        _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
+    if not prompt_tokens > 0:
+        _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
+    output_tokens = _number(output_tokens, "output_tokens", "token")
+    if not output_tokens > 0:
+        _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
+    ttft_target = _number(ttft_target, "ttft_target", "s")
+    if not ttft_target > 0:
+        _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
+    if not tpot_target > 0:
+        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    prefill_gpus = _number(prefill_gpus, "prefill_gpus")
+    if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
+        _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
+    batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
+    if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
+        _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
+    _what = "default" if decode_weight_bytes is None else "given"
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
+    if not decode_weight_bytes > 0:
+        _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
+    _what = "default" if decode_kv_bytes_per_token is None else "given"
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
+    if not decode_kv_bytes_per_token > 0:
+        _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+    _what = "default" if decode_bandwidth is None else "given"
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
+    if not decode_bandwidth > 0:
+        _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    _what = "default" if decode_memory is None else "given"
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
+    if not decode_memory > 0:
+        _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
+    value = _ask_max_rate_stable(
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_bandwidth_efficiency,
+        decode_kv_bytes_per_token,
+        decode_step_overhead,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
+    )
+    arrival_rate = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_bandwidth_efficiency,
+        decode_kv_bytes_per_token,
+        decode_step_overhead,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
+    return _answer_number(value, False)
+
+
+def max_rate_latency(
+    *,
+    gpu: str = GPU,
+    llm: str = LLM,
+    linear_flops_per_token: float | None = None,
+    attention_flops_per_pair: float | None = None,
+    peak_flops: float | None = None,
+    mfu: float = 0.5,
+    prompt_tokens: float = 2048,
+    output_tokens: float = 512,
+    ttft_target: float = 0.2,
+    tpot_target: float = 10,
+    prefill_gpus: float = 2,
+    gpu_budget: float = 8,
+    batch_per_gpu: float = 64,
+    decode_weight_bytes: float | None = None,
+    decode_kv_bytes_per_token: float | None = None,
+    decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
+    decode_memory: float | None = None,
+) -> float:
+    """The highest arrival rate the prefill GPUs serve within the TTFT target and the rest of the GPUs decode: the limit of prefill_ttft <= ttft_target alone.
+
+    The largest arrival_rate such that prefill_ttft <= ttft_target, as chainc's ask finds it:
+    the boundary (the condition as an equation) when the condition holds on its one side,
+    else the domain's upper edge when the condition holds up to it.
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-8b).
+        linear_flops_per_token: linear-layer FLOPs per token (2 per parameter) [FLOP/token]. None: llm.linear_flops_per_token.
+        attention_flops_per_pair: attention FLOPs per (query, key) token pair [FLOP/token^2]. None: llm.attention_flops_per_pair.
+        peak_flops: dense BF16 peak [TFLOP/s]. None: gpu.flops_bf16.
+        mfu: fraction of peak FLOP/s prefill achieves [1].
+        prompt_tokens: prompt tokens per request [token].
+        output_tokens: output tokens per request [token].
+        ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
+        tpot_target: the TPOT every decoding request must meet [ms/token].
+        prefill_gpus: GPUs that prefill, each serving a share of the arrivals [1].
+        gpu_budget: GPUs to split between prefill and decode [1].
+        batch_per_gpu: sequences one decode GPU runs together [1].
+        decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
+        decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
+        decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
+        decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
+
+    Returns:
+        arrival_rate [request/s].
+
+    Raises:
+        ChainError: an input outside its domain, no arrival_rate meets the condition (the message quotes the numbers at the limit),
+        or there is no largest one.
+    """
+    _begin()
+    try:
+        _gpu = GPUS[gpu]
+        gpu_flops_bf16 = _gpu["flops_bf16"] * 1000000000000
+        gpu_memory = _gpu["memory"] * 8000000000
+        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
+    except (KeyError, TypeError):
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("flops_bf16", "memory", "memory_bandwidth")) from None
+    try:
+        _llm = LLMS[llm]
+        llm_attention_flops_per_pair = _llm["attention_flops_per_pair"]
+        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
+        llm_linear_flops_per_token = _llm["linear_flops_per_token"]
+        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
+    except (KeyError, TypeError):
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
+    _what = "default" if linear_flops_per_token is None else "given"
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
+    if not linear_flops_per_token > 0:
+        _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
+    _what = "default" if attention_flops_per_pair is None else "given"
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
+    if not attention_flops_per_pair > 0:
+        _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
+    _what = "default" if peak_flops is None else "given"
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
+    if not peak_flops > 0:
+        _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
+    mfu = _number(mfu, "mfu")
+    if not (mfu > 0 and mfu <= 1):
+        _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
+    if not prompt_tokens > 0:
+        _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
+    output_tokens = _number(output_tokens, "output_tokens", "token")
+    if not output_tokens > 0:
+        _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
+    ttft_target = _number(ttft_target, "ttft_target", "s")
+    if not ttft_target > 0:
+        _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
+    if not tpot_target > 0:
+        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    prefill_gpus = _number(prefill_gpus, "prefill_gpus")
+    if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
+        _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
+    batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
+    if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
+        _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
+    _what = "default" if decode_weight_bytes is None else "given"
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
+    if not decode_weight_bytes > 0:
+        _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
+    _what = "default" if decode_kv_bytes_per_token is None else "given"
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
+    if not decode_kv_bytes_per_token > 0:
+        _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+    _what = "default" if decode_bandwidth is None else "given"
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
+    if not decode_bandwidth > 0:
+        _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    _what = "default" if decode_memory is None else "given"
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
+    if not decode_memory > 0:
+        _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
+    value = _ask_max_rate_latency(
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_bandwidth_efficiency,
+        decode_kv_bytes_per_token,
+        decode_step_overhead,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+        ttft_target,
+        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
+    )
+    arrival_rate = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_bandwidth_efficiency,
+        decode_kv_bytes_per_token,
+        decode_step_overhead,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
+    return _answer_number(value, False)
+
+
+def max_rate_decode(
+    *,
+    gpu: str = GPU,
+    llm: str = LLM,
+    linear_flops_per_token: float | None = None,
+    attention_flops_per_pair: float | None = None,
+    peak_flops: float | None = None,
+    mfu: float = 0.5,
+    prompt_tokens: float = 2048,
+    output_tokens: float = 512,
+    ttft_target: float = 0.2,
+    tpot_target: float = 10,
+    prefill_gpus: float = 2,
+    gpu_budget: float = 8,
+    batch_per_gpu: float = 64,
+    decode_weight_bytes: float | None = None,
+    decode_kv_bytes_per_token: float | None = None,
+    decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
+    decode_memory: float | None = None,
+) -> float:
+    """The highest arrival rate the prefill GPUs serve within the TTFT target and the rest of the GPUs decode: the limit of decode_gpus <= gpu_budget - prefill_gpus alone.
+
+    The largest arrival_rate such that decode_gpus <= gpu_budget - prefill_gpus, as chainc's ask finds it:
+    the boundary (the condition as an equation) when the condition holds on its one side,
+    else the domain's upper edge when the condition holds up to it.
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-8b).
+        linear_flops_per_token: linear-layer FLOPs per token (2 per parameter) [FLOP/token]. None: llm.linear_flops_per_token.
+        attention_flops_per_pair: attention FLOPs per (query, key) token pair [FLOP/token^2]. None: llm.attention_flops_per_pair.
+        peak_flops: dense BF16 peak [TFLOP/s]. None: gpu.flops_bf16.
+        mfu: fraction of peak FLOP/s prefill achieves [1].
+        prompt_tokens: prompt tokens per request [token].
+        output_tokens: output tokens per request [token].
+        ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
+        tpot_target: the TPOT every decoding request must meet [ms/token].
+        prefill_gpus: GPUs that prefill, each serving a share of the arrivals [1].
+        gpu_budget: GPUs to split between prefill and decode [1].
+        batch_per_gpu: sequences one decode GPU runs together [1].
+        decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
+        decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
+        decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
+        decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
+
+    Returns:
+        arrival_rate [request/s].
+
+    Raises:
+        ChainError: an input outside its domain, no arrival_rate meets the condition (the message quotes the numbers at the limit),
+        or there is no largest one.
+    """
+    _begin()
+    try:
+        _gpu = GPUS[gpu]
+        gpu_flops_bf16 = _gpu["flops_bf16"] * 1000000000000
+        gpu_memory = _gpu["memory"] * 8000000000
+        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
+    except (KeyError, TypeError):
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("flops_bf16", "memory", "memory_bandwidth")) from None
+    try:
+        _llm = LLMS[llm]
+        llm_attention_flops_per_pair = _llm["attention_flops_per_pair"]
+        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
+        llm_linear_flops_per_token = _llm["linear_flops_per_token"]
+        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
+    except (KeyError, TypeError):
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
+    _what = "default" if linear_flops_per_token is None else "given"
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
+    if not linear_flops_per_token > 0:
+        _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
+    _what = "default" if attention_flops_per_pair is None else "given"
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
+    if not attention_flops_per_pair > 0:
+        _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
+    _what = "default" if peak_flops is None else "given"
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
+    if not peak_flops > 0:
+        _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
+    mfu = _number(mfu, "mfu")
+    if not (mfu > 0 and mfu <= 1):
+        _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
+    if not prompt_tokens > 0:
+        _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
+    output_tokens = _number(output_tokens, "output_tokens", "token")
+    if not output_tokens > 0:
+        _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
+    ttft_target = _number(ttft_target, "ttft_target", "s")
+    if not ttft_target > 0:
+        _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
+    if not tpot_target > 0:
+        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    prefill_gpus = _number(prefill_gpus, "prefill_gpus")
+    if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
+        _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
+    batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
+    if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
+        _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
+    _what = "default" if decode_weight_bytes is None else "given"
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
+    if not decode_weight_bytes > 0:
+        _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
+    _what = "default" if decode_kv_bytes_per_token is None else "given"
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
+    if not decode_kv_bytes_per_token > 0:
+        _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+    _what = "default" if decode_bandwidth is None else "given"
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
+    if not decode_bandwidth > 0:
+        _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    _what = "default" if decode_memory is None else "given"
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
+    if not decode_memory > 0:
+        _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
+    value = _ask_max_rate_decode(
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_bandwidth_efficiency,
+        decode_kv_bytes_per_token,
+        decode_step_overhead,
+        decode_weight_bytes,
+        gpu_budget,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
+    )
+    arrival_rate = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_bandwidth_efficiency,
+        decode_kv_bytes_per_token,
+        decode_step_overhead,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
+    return _answer_number(value, False)
+
+
+def max_rate(
+    *,
+    gpu: str = GPU,
+    llm: str = LLM,
+    linear_flops_per_token: float | None = None,
+    attention_flops_per_pair: float | None = None,
+    peak_flops: float | None = None,
+    mfu: float = 0.5,
+    prompt_tokens: float = 2048,
+    output_tokens: float = 512,
+    ttft_target: float = 0.2,
+    tpot_target: float = 10,
+    prefill_gpus: float = 2,
+    gpu_budget: float = 8,
+    batch_per_gpu: float = 64,
+    decode_weight_bytes: float | None = None,
+    decode_kv_bytes_per_token: float | None = None,
+    decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
+    decode_memory: float | None = None,
+) -> float:
+    """The highest arrival rate the prefill GPUs serve within the TTFT target and the rest of the GPUs decode.
+
+    The largest arrival_rate such that prefill_load <= 0.999 and prefill_ttft <= ttft_target and decode_gpus <= gpu_budget - prefill_gpus, as chainc's ask finds it:
+    the most restrictive of the conditions' own answers (each a question of its own above), where all
+    conditions hold at it; else a search of the domain with all of them together.
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-8b).
+        linear_flops_per_token: linear-layer FLOPs per token (2 per parameter) [FLOP/token]. None: llm.linear_flops_per_token.
+        attention_flops_per_pair: attention FLOPs per (query, key) token pair [FLOP/token^2]. None: llm.attention_flops_per_pair.
+        peak_flops: dense BF16 peak [TFLOP/s]. None: gpu.flops_bf16.
+        mfu: fraction of peak FLOP/s prefill achieves [1].
+        prompt_tokens: prompt tokens per request [token].
+        output_tokens: output tokens per request [token].
+        ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
+        tpot_target: the TPOT every decoding request must meet [ms/token].
+        prefill_gpus: GPUs that prefill, each serving a share of the arrivals [1].
+        gpu_budget: GPUs to split between prefill and decode [1].
+        batch_per_gpu: sequences one decode GPU runs together [1].
+        decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
+        decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
+        decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
+        decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
+
+    Returns:
+        arrival_rate [request/s].
+
+    Raises:
+        ChainError: an input outside its domain, no arrival_rate meets the condition (the message quotes the numbers at the limit),
+        or there is no largest one.
+    """
+    _begin()
+    try:
+        _gpu = GPUS[gpu]
+        gpu_flops_bf16 = _gpu["flops_bf16"] * 1000000000000
+        gpu_memory = _gpu["memory"] * 8000000000
+        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
+    except (KeyError, TypeError):
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("flops_bf16", "memory", "memory_bandwidth")) from None
+    try:
+        _llm = LLMS[llm]
+        llm_attention_flops_per_pair = _llm["attention_flops_per_pair"]
+        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
+        llm_linear_flops_per_token = _llm["linear_flops_per_token"]
+        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
+    except (KeyError, TypeError):
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
+    _what = "default" if linear_flops_per_token is None else "given"
+    linear_flops_per_token = llm_linear_flops_per_token if linear_flops_per_token is None else _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
+    if not linear_flops_per_token > 0:
+        _require(linear_flops_per_token, linear_flops_per_token, _what, "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
+    _what = "default" if attention_flops_per_pair is None else "given"
+    attention_flops_per_pair = llm_attention_flops_per_pair if attention_flops_per_pair is None else _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
+    if not attention_flops_per_pair > 0:
+        _require(attention_flops_per_pair, attention_flops_per_pair, _what, "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
+    _what = "default" if peak_flops is None else "given"
+    peak_flops = gpu_flops_bf16 if peak_flops is None else _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
+    if not peak_flops > 0:
+        _require(peak_flops, peak_flops / 1000000000000, _what, "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
+    mfu = _number(mfu, "mfu")
+    if not (mfu > 0 and mfu <= 1):
+        _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
+    if not prompt_tokens > 0:
+        _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
+    output_tokens = _number(output_tokens, "output_tokens", "token")
+    if not output_tokens > 0:
+        _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
+    ttft_target = _number(ttft_target, "ttft_target", "s")
+    if not ttft_target > 0:
+        _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
+    if not tpot_target > 0:
+        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    prefill_gpus = _number(prefill_gpus, "prefill_gpus")
+    if not (prefill_gpus % 1 == 0 and prefill_gpus >= 1 and prefill_gpus <= 256):
+        _require(prefill_gpus, prefill_gpus, "given", "prefill_gpus", "", True, "positive integer, at least 1, at most 256", ("positive", 1, 256))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
+    batch_per_gpu = _number(batch_per_gpu, "batch_per_gpu")
+    if not (batch_per_gpu % 1 == 0 and batch_per_gpu >= 1):
+        _require(batch_per_gpu, batch_per_gpu, "given", "batch_per_gpu", "", True, "positive integer, at least 1", ("positive", 1, None))
+    _what = "default" if decode_weight_bytes is None else "given"
+    decode_weight_bytes = llm_weight_bytes if decode_weight_bytes is None else _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
+    if not decode_weight_bytes > 0:
+        _require(decode_weight_bytes, decode_weight_bytes / 8000000000, _what, "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
+    _what = "default" if decode_kv_bytes_per_token is None else "given"
+    decode_kv_bytes_per_token = llm_kv_bytes_per_token if decode_kv_bytes_per_token is None else _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
+    if not decode_kv_bytes_per_token > 0:
+        _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, _what, "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+    _what = "default" if decode_bandwidth is None else "given"
+    decode_bandwidth = gpu_memory_bandwidth if decode_bandwidth is None else _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
+    if not decode_bandwidth > 0:
+        _require(decode_bandwidth, decode_bandwidth / 8000000000000, _what, "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    _what = "default" if decode_memory is None else "given"
+    decode_memory = gpu_memory if decode_memory is None else _number(decode_memory, "decode_memory", "GB") * 8000000000
+    if not decode_memory > 0:
+        _require(decode_memory, decode_memory / 8000000000, _what, "decode_memory", "GB", False, "positive", ("positive", None, None))
+    value = _ask_max_rate(
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_bandwidth_efficiency,
+        decode_kv_bytes_per_token,
+        decode_step_overhead,
+        decode_weight_bytes,
+        gpu_budget,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+        ttft_target,
+        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
+    )
+    arrival_rate = value
+    (
+        achieved_flops,
+        prefill_time,
+        prefill_load,
+        prefill_ttft,
+        mean_context,
+        token_demand,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_gpus,
+        total_gpus,
+        decode_tpot_target,
+        decode_goodput,
+    ) = _solve_disaggregated(
+        arrival_rate,
+        attention_flops_per_pair,
+        batch_per_gpu,
+        decode_bandwidth,
+        decode_bandwidth_efficiency,
+        decode_kv_bytes_per_token,
+        decode_step_overhead,
+        decode_weight_bytes,
+        linear_flops_per_token,
+        mfu,
+        output_tokens,
+        peak_flops,
+        prefill_gpus,
+        prompt_tokens,
+        tpot_target,
+    )
+    if not (decode_step_bytes <= decode_memory):
+        _limit_warning(
+            "memory limit fails: decode.step_bytes {0} GB > decode.memory {1} GB",
+            decode_step_bytes / 8000000000.0,
+            decode_memory / 8000000000.0,
+            (None, None),
+            "each decode GPU's weights and KV cache must fit in its memory",
+        )
+    if not (prefill_load < 1):
+        _limit_warning("stable limit fails: prefill_load {0} >= {1}", prefill_load / 1.0, 1 / 1.0, (None, None), "the prefill GPUs must keep up with the arrivals, or their queue grows without end")
+    return _answer_number(value, False)
 
 
 def _ask_min_prefill_gpus_stable(
@@ -1963,6 +2785,315 @@ def _ask_max_batch_per_gpu(
         ) from None
 
 
+def _ask_max_rate_stable(
+    attention_flops_per_pair,
+    batch_per_gpu,
+    decode_bandwidth,
+    decode_bandwidth_efficiency,
+    decode_kv_bytes_per_token,
+    decode_step_overhead,
+    decode_weight_bytes,
+    linear_flops_per_token,
+    mfu,
+    output_tokens,
+    peak_flops,
+    prefill_gpus,
+    prompt_tokens,
+    tpot_target,
+    titles,
+):
+    """Question max_rate_stable at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
+
+    def _sides(arrival_rate):
+        _, _, prefill_load, _, _, _, _, _, _, _, _, _, _, _, _ = _solve_disaggregated(
+            arrival_rate,
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_kv_bytes_per_token,
+            decode_step_overhead,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+        )
+        return prefill_load, 0.999
+
+    def _feasible(x):
+        try:
+            left, right = _sides(x)
+        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
+            if e.kind == "limit":
+                raise ChainError("question max_rate_stable: the search for arrival_rate stopped: " + e.message, e.hint, "limit") from None
+            return False
+        return left <= right
+
+    try:
+        boundary = _boundary_max_rate_stable(
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_kv_bytes_per_token,
+            decode_step_overhead,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+        )[11]
+    except ChainError:  # no admissible boundary: the rule tests one point
+        boundary = None
+    try:
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", None, None, None, 20, True, False, False)[0]
+    except _NoAnswer as e:
+        raise _question_error(
+            e,
+            _sides,
+            ("max_rate_stable", "arrival_rate", "request/s", 1, "prefill_load <= 0.999", ">", (("prefill_load", "", 1), None), "every positive value", "max"),
+            titles,
+        ) from None
+
+
+def _ask_max_rate_latency(
+    attention_flops_per_pair,
+    batch_per_gpu,
+    decode_bandwidth,
+    decode_bandwidth_efficiency,
+    decode_kv_bytes_per_token,
+    decode_step_overhead,
+    decode_weight_bytes,
+    linear_flops_per_token,
+    mfu,
+    output_tokens,
+    peak_flops,
+    prefill_gpus,
+    prompt_tokens,
+    tpot_target,
+    ttft_target,
+    titles,
+):
+    """Question max_rate_latency at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
+
+    def _sides(arrival_rate):
+        _, _, _, prefill_ttft, _, _, _, _, _, _, _, _, _, _, _ = _solve_disaggregated(
+            arrival_rate,
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_kv_bytes_per_token,
+            decode_step_overhead,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+        )
+        return prefill_ttft, ttft_target
+
+    def _feasible(x):
+        try:
+            left, right = _sides(x)
+        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
+            if e.kind == "limit":
+                raise ChainError("question max_rate_latency: the search for arrival_rate stopped: " + e.message, e.hint, "limit") from None
+            return False
+        return left <= right
+
+    try:
+        boundary = _boundary_max_rate_latency(
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_kv_bytes_per_token,
+            decode_step_overhead,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+            ttft_target,
+        )[12]
+    except ChainError:  # no admissible boundary: the rule tests one point
+        boundary = None
+    try:
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", None, None, None, 20, True, False, False)[0]
+    except _NoAnswer as e:
+        raise _question_error(
+            e,
+            _sides,
+            ("max_rate_latency", "arrival_rate", "request/s", 1, "prefill_ttft <= ttft_target", ">", (("prefill_ttft", "ms", 0.001), ("ttft_target", "s", 1)), "every positive value", "max"),
+            titles,
+        ) from None
+
+
+def _ask_max_rate_decode(
+    attention_flops_per_pair,
+    batch_per_gpu,
+    decode_bandwidth,
+    decode_bandwidth_efficiency,
+    decode_kv_bytes_per_token,
+    decode_step_overhead,
+    decode_weight_bytes,
+    gpu_budget,
+    linear_flops_per_token,
+    mfu,
+    output_tokens,
+    peak_flops,
+    prefill_gpus,
+    prompt_tokens,
+    tpot_target,
+    titles,
+):
+    """Question max_rate_decode at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
+
+    def _sides(arrival_rate):
+        _, _, _, _, _, _, _, _, _, _, _, decode_gpus, _, _, _ = _solve_disaggregated(
+            arrival_rate,
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_kv_bytes_per_token,
+            decode_step_overhead,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+        )
+        return decode_gpus, gpu_budget - prefill_gpus
+
+    def _feasible(x):
+        try:
+            left, right = _sides(x)
+        except ChainError as e:  # the model has no admissible value at x: the condition does not hold there
+            if e.kind == "limit":
+                raise ChainError("question max_rate_decode: the search for arrival_rate stopped: " + e.message, e.hint, "limit") from None
+            return False
+        return left <= right
+
+    try:
+        boundary = _boundary_max_rate_decode(
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_kv_bytes_per_token,
+            decode_step_overhead,
+            decode_weight_bytes,
+            gpu_budget,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+        )[12]
+    except ChainError:  # no admissible boundary: the rule tests one point
+        boundary = None
+    try:
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", None, None, None, 20, False, False, False)[0]
+    except _NoAnswer as e:
+        raise _question_error(
+            e,
+            _sides,
+            ("max_rate_decode", "arrival_rate", "request/s", 1, "decode_gpus <= gpu_budget - prefill_gpus", ">", (("decode_gpus", "", 1), None), "every positive value", "max"),
+            titles,
+        ) from None
+
+
+def _ask_max_rate(
+    attention_flops_per_pair,
+    batch_per_gpu,
+    decode_bandwidth,
+    decode_bandwidth_efficiency,
+    decode_kv_bytes_per_token,
+    decode_step_overhead,
+    decode_weight_bytes,
+    gpu_budget,
+    linear_flops_per_token,
+    mfu,
+    output_tokens,
+    peak_flops,
+    prefill_gpus,
+    prompt_tokens,
+    tpot_target,
+    ttft_target,
+    titles,
+):
+    """Question max_rate at one point (base units), as chainc's ask answers it; titles: the hardware's, for messages."""
+
+    def _feasible(arrival_rate):
+        try:
+            _, _, prefill_load, prefill_ttft, _, _, _, _, _, _, _, decode_gpus, _, _, _ = _solve_disaggregated(
+                arrival_rate,
+                attention_flops_per_pair,
+                batch_per_gpu,
+                decode_bandwidth,
+                decode_bandwidth_efficiency,
+                decode_kv_bytes_per_token,
+                decode_step_overhead,
+                decode_weight_bytes,
+                linear_flops_per_token,
+                mfu,
+                output_tokens,
+                peak_flops,
+                prefill_gpus,
+                prompt_tokens,
+                tpot_target,
+            )
+            return bool(prefill_load <= 0.999 and prefill_ttft <= ttft_target and decode_gpus <= gpu_budget - prefill_gpus)
+        except ChainError as e:  # the model has no admissible value at x: the conditions do not hold there
+            if e.kind == "limit":
+                raise ChainError("question max_rate: the search for arrival_rate stopped: " + e.message, e.hint, "limit") from None
+            return False
+
+    limits = []
+    for label, part in [
+        ("stable", lambda: _ask_max_rate_stable(attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
+        ("latency", lambda: _ask_max_rate_latency(attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, ttft_target, titles)),
+        ("decode", lambda: _ask_max_rate_decode(attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, gpu_budget, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, titles)),
+    ]:  # fmt: skip
+        try:
+            limits.append((label, part(), None))
+        except ChainError as e:
+            if e.kind not in ("infeasible", "unbounded"):
+                raise
+            limits.append((label, None, e))
+    try:
+        return _combine([(label, value, e.kind if e else "answer") for label, value, e in limits], _feasible, lambda x: _admits(x, "positive", None, None), "max", None, None, None, 20, False)[0]
+    except _NoAnswer as e:
+        if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages
+            raise _nowhere("max_rate", [err for label, _, err in limits if label in e.at]) from None
+        raise _question_error(
+            e,
+            None,
+            ("max_rate", "arrival_rate", "request/s", 1, "prefill_load <= 0.999 and prefill_ttft <= ttft_target and decode_gpus <= gpu_budget - prefill_gpus", "", (None, None), "every positive value", "max"),
+            titles,
+        ) from None  # fmt: skip
+
+
 def _solve_disaggregated(
     arrival_rate,
     attention_flops_per_pair,
@@ -1983,14 +3114,14 @@ def _solve_disaggregated(
     """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_tpot_target, decode_goodput."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 123: achieved_flops = mfu * peak_flops")
     try:
         prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / 2) / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(
             e,
             "prefill_time",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         ) from None
     if not 0 < prefill_time < math.inf:
         raise _outside(
@@ -1999,35 +3130,35 @@ def _solve_disaggregated(
             "prefill_time",
             "ms",
             "positive",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         )
     if achieved_flops == 0:
         raise ChainError(
-            "division by zero in line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "division by zero in line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
             "the divisor achieved_flops is 0 here",
         )
     try:
         prefill_load = arrival_rate * prefill_time / prefill_gpus
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "prefill_load", "line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]") from None
+        raise _failed(e, "prefill_load", "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]") from None
     if not -math.inf < prefill_load < math.inf:
-        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
+        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
     if prefill_gpus == 0:
-        raise ChainError("division by zero in line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
+        raise ChainError("division by zero in line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
     try:
         prefill_ttft = prefill_time + prefill_load * prefill_time / (2 - 2 * prefill_load)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "prefill_ttft", "line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
+        raise _failed(e, "prefill_ttft", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
     if not -math.inf < prefill_ttft < math.inf:
-        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
+        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
     if 2 - 2 * prefill_load == 0:
-        raise ChainError("division by zero in line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
+        raise ChainError("division by zero in line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
     mean_context = prompt_tokens + output_tokens / 2
     if not 0 < mean_context < math.inf:
-        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 123: mean_context = prompt_tokens + output_tokens / 2")
+        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 129: mean_context = prompt_tokens + output_tokens / 2")
     token_demand = arrival_rate * output_tokens
     if not 0 < token_demand < math.inf:
-        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 124: token_demand = arrival_rate * output_tokens / 1[request]")
+        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 130: token_demand = arrival_rate * output_tokens / 1[request]")
     decode_batch = batch_per_gpu
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")
@@ -2059,14 +3190,14 @@ def _solve_disaggregated(
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_gpus", "line 125: decode_gpus = ceil(token_demand / decode.throughput)") from None
+        raise _failed(e, "decode_gpus", "line 131: decode_gpus = ceil(token_demand / decode.throughput)") from None
     if not 0 < decode_gpus < math.inf:
-        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 125: decode_gpus = ceil(token_demand / decode.throughput)")
+        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 131: decode_gpus = ceil(token_demand / decode.throughput)")
     if decode_throughput == 0:
-        raise ChainError("division by zero in line 125: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
+        raise ChainError("division by zero in line 131: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
     total_gpus = decode_gpus + prefill_gpus
     if not 0 < total_gpus < math.inf:
-        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 126: total_gpus = prefill_gpus + decode_gpus")
+        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 132: total_gpus = prefill_gpus + decode_gpus")
     decode_tpot_target = tpot_target
     if not 0 < decode_tpot_target < math.inf:
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
@@ -2111,14 +3242,14 @@ def _boundary_min_prefill_gpus_stable(
     """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_load, prefill_gpus, prefill_ttft, total_gpus."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 123: achieved_flops = mfu * peak_flops")
     try:
         prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / 2) / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(
             e,
             "prefill_time",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         ) from None
     if not 0 < prefill_time < math.inf:
         raise _outside(
@@ -2127,19 +3258,19 @@ def _boundary_min_prefill_gpus_stable(
             "prefill_time",
             "ms",
             "positive",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         )
     if achieved_flops == 0:
         raise ChainError(
-            "division by zero in line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "division by zero in line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
             "the divisor achieved_flops is 0 here",
         )
     mean_context = prompt_tokens + output_tokens / 2
     if not 0 < mean_context < math.inf:
-        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 123: mean_context = prompt_tokens + output_tokens / 2")
+        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 129: mean_context = prompt_tokens + output_tokens / 2")
     token_demand = arrival_rate * output_tokens
     if not 0 < token_demand < math.inf:
-        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 124: token_demand = arrival_rate * output_tokens / 1[request]")
+        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 130: token_demand = arrival_rate * output_tokens / 1[request]")
     decode_batch = batch_per_gpu
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")
@@ -2171,11 +3302,11 @@ def _boundary_min_prefill_gpus_stable(
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_gpus", "line 125: decode_gpus = ceil(token_demand / decode.throughput)") from None
+        raise _failed(e, "decode_gpus", "line 131: decode_gpus = ceil(token_demand / decode.throughput)") from None
     if not 0 < decode_gpus < math.inf:
-        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 125: decode_gpus = ceil(token_demand / decode.throughput)")
+        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 131: decode_gpus = ceil(token_demand / decode.throughput)")
     if decode_throughput == 0:
-        raise ChainError("division by zero in line 125: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
+        raise ChainError("division by zero in line 131: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
     decode_tpot_target = tpot_target
     if not 0 < decode_tpot_target < math.inf:
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
@@ -2184,26 +3315,26 @@ def _boundary_min_prefill_gpus_stable(
         raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     prefill_load = 0.999
     if not -math.inf < prefill_load < math.inf:
-        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 129: prefill_load = 0.999")
+        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 135: prefill_load = 0.999")
     _options = []
     try:
         _options.append((arrival_rate * prefill_time / prefill_load,))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (prefill_gpus,) = _pick(_options, "prefill_gpus", [("positive", 1, 256)], "line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
+    (prefill_gpus,) = _pick(_options, "prefill_gpus", [("positive", 1, 256)], "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
     if prefill_gpus == 0:
-        raise ChainError("division by zero in line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
+        raise ChainError("division by zero in line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
     try:
         prefill_ttft = prefill_time + prefill_load * prefill_time / (2 - 2 * prefill_load)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "prefill_ttft", "line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
+        raise _failed(e, "prefill_ttft", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
     if not -math.inf < prefill_ttft < math.inf:
-        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
+        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
     if 2 - 2 * prefill_load == 0:
-        raise ChainError("division by zero in line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
+        raise ChainError("division by zero in line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
     total_gpus = decode_gpus + prefill_gpus
     if not 0 < total_gpus < math.inf:
-        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 126: total_gpus = prefill_gpus + decode_gpus")
+        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 132: total_gpus = prefill_gpus + decode_gpus")
     return (
         achieved_flops,
         prefill_time,
@@ -2244,14 +3375,14 @@ def _boundary_min_prefill_gpus_latency(
     """disaggregated from arrival_rate, attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prompt_tokens, tpot_target, ttft_target (base units): achieved_flops, prefill_time, mean_context, token_demand, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_gpus, decode_tpot_target, decode_goodput, prefill_ttft, prefill_load, prefill_gpus, total_gpus."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 123: achieved_flops = mfu * peak_flops")
     try:
         prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / 2) / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(
             e,
             "prefill_time",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         ) from None
     if not 0 < prefill_time < math.inf:
         raise _outside(
@@ -2260,19 +3391,19 @@ def _boundary_min_prefill_gpus_latency(
             "prefill_time",
             "ms",
             "positive",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         )
     if achieved_flops == 0:
         raise ChainError(
-            "division by zero in line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "division by zero in line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
             "the divisor achieved_flops is 0 here",
         )
     mean_context = prompt_tokens + output_tokens / 2
     if not 0 < mean_context < math.inf:
-        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 123: mean_context = prompt_tokens + output_tokens / 2")
+        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 129: mean_context = prompt_tokens + output_tokens / 2")
     token_demand = arrival_rate * output_tokens
     if not 0 < token_demand < math.inf:
-        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 124: token_demand = arrival_rate * output_tokens / 1[request]")
+        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 130: token_demand = arrival_rate * output_tokens / 1[request]")
     decode_batch = batch_per_gpu
     if not 1 <= decode_batch < math.inf:
         raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")
@@ -2304,11 +3435,11 @@ def _boundary_min_prefill_gpus_latency(
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_gpus", "line 125: decode_gpus = ceil(token_demand / decode.throughput)") from None
+        raise _failed(e, "decode_gpus", "line 131: decode_gpus = ceil(token_demand / decode.throughput)") from None
     if not 0 < decode_gpus < math.inf:
-        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 125: decode_gpus = ceil(token_demand / decode.throughput)")
+        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 131: decode_gpus = ceil(token_demand / decode.throughput)")
     if decode_throughput == 0:
-        raise ChainError("division by zero in line 125: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
+        raise ChainError("division by zero in line 131: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
     decode_tpot_target = tpot_target
     if not 0 < decode_tpot_target < math.inf:
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
@@ -2317,26 +3448,26 @@ def _boundary_min_prefill_gpus_latency(
         raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
     prefill_ttft = ttft_target
     if not -math.inf < prefill_ttft < math.inf:
-        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 129: prefill_ttft = ttft_target")
+        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 135: prefill_ttft = ttft_target")
     _options = []
     try:
         _options.append(((-2 * prefill_ttft + 2 * prefill_time) / (prefill_time - 2 * prefill_ttft),))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (prefill_load,) = _pick(_options, "prefill_load", [("real", None, None)], "line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
+    (prefill_load,) = _pick(_options, "prefill_load", [("real", None, None)], "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
     if 2 - 2 * prefill_load == 0:
-        raise ChainError("division by zero in line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
+        raise ChainError("division by zero in line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
     _options = []
     try:
         _options.append((arrival_rate * prefill_time / prefill_load,))
     except (ArithmeticError, ValueError, TypeError):
         _options.append(None)
-    (prefill_gpus,) = _pick(_options, "prefill_gpus", [("positive", 1, 256)], "line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
+    (prefill_gpus,) = _pick(_options, "prefill_gpus", [("positive", 1, 256)], "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
     if prefill_gpus == 0:
-        raise ChainError("division by zero in line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
+        raise ChainError("division by zero in line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
     total_gpus = decode_gpus + prefill_gpus
     if not 0 < total_gpus < math.inf:
-        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 126: total_gpus = prefill_gpus + decode_gpus")
+        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 132: total_gpus = prefill_gpus + decode_gpus")
     return (
         achieved_flops,
         prefill_time,
@@ -2376,14 +3507,14 @@ def _boundary_max_batch_per_gpu_latency(
     """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_tpot, decode_step_bytes, decode_batch, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 123: achieved_flops = mfu * peak_flops")
     try:
         prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / 2) / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(
             e,
             "prefill_time",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         ) from None
     if not 0 < prefill_time < math.inf:
         raise _outside(
@@ -2392,35 +3523,35 @@ def _boundary_max_batch_per_gpu_latency(
             "prefill_time",
             "ms",
             "positive",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         )
     if achieved_flops == 0:
         raise ChainError(
-            "division by zero in line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "division by zero in line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
             "the divisor achieved_flops is 0 here",
         )
     try:
         prefill_load = arrival_rate * prefill_time / prefill_gpus
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "prefill_load", "line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]") from None
+        raise _failed(e, "prefill_load", "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]") from None
     if not -math.inf < prefill_load < math.inf:
-        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
+        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
     if prefill_gpus == 0:
-        raise ChainError("division by zero in line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
+        raise ChainError("division by zero in line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
     try:
         prefill_ttft = prefill_time + prefill_load * prefill_time / (2 - 2 * prefill_load)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "prefill_ttft", "line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
+        raise _failed(e, "prefill_ttft", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
     if not -math.inf < prefill_ttft < math.inf:
-        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
+        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
     if 2 - 2 * prefill_load == 0:
-        raise ChainError("division by zero in line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
+        raise ChainError("division by zero in line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
     mean_context = prompt_tokens + output_tokens / 2
     if not 0 < mean_context < math.inf:
-        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 123: mean_context = prompt_tokens + output_tokens / 2")
+        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 129: mean_context = prompt_tokens + output_tokens / 2")
     token_demand = arrival_rate * output_tokens
     if not 0 < token_demand < math.inf:
-        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 124: token_demand = arrival_rate * output_tokens / 1[request]")
+        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 130: token_demand = arrival_rate * output_tokens / 1[request]")
     decode_context = mean_context
     if not 0 < decode_context < math.inf:
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
@@ -2429,7 +3560,7 @@ def _boundary_max_batch_per_gpu_latency(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_tpot = tpot_target
     if not 0 < decode_tpot < math.inf:
-        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 138: decode.tpot = tpot_target")
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 144: decode.tpot = tpot_target")
     _options = []
     _options.append((decode_bandwidth * decode_bandwidth_efficiency * decode_tpot - decode_step_overhead * decode_bandwidth * decode_bandwidth_efficiency,))
     (decode_step_bytes,) = _pick(_options, "decode_step_bytes", [("positive", None, None)], "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
@@ -2455,14 +3586,14 @@ def _boundary_max_batch_per_gpu_latency(
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_gpus", "line 125: decode_gpus = ceil(token_demand / decode.throughput)") from None
+        raise _failed(e, "decode_gpus", "line 131: decode_gpus = ceil(token_demand / decode.throughput)") from None
     if not 0 < decode_gpus < math.inf:
-        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 125: decode_gpus = ceil(token_demand / decode.throughput)")
+        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 131: decode_gpus = ceil(token_demand / decode.throughput)")
     if decode_throughput == 0:
-        raise ChainError("division by zero in line 125: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
+        raise ChainError("division by zero in line 131: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
     total_gpus = decode_gpus + prefill_gpus
     if not 0 < total_gpus < math.inf:
-        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 126: total_gpus = prefill_gpus + decode_gpus")
+        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 132: total_gpus = prefill_gpus + decode_gpus")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
         raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
@@ -2509,14 +3640,14 @@ def _boundary_max_batch_per_gpu_memory(
     """disaggregated from arrival_rate, attention_flops_per_pair, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_memory, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, prefill_load, prefill_ttft, mean_context, token_demand, decode_context, decode_tpot_target, decode_step_bytes, decode_batch, decode_tpot, decode_throughput, decode_gpus, total_gpus, decode_goodput, batch_per_gpu."""
     achieved_flops = mfu * peak_flops
     if not 0 < achieved_flops < math.inf:
-        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 117: achieved_flops = mfu * peak_flops")
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 123: achieved_flops = mfu * peak_flops")
     try:
         prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / 2) / achieved_flops
     except (ArithmeticError, ValueError, TypeError) as e:
         raise _failed(
             e,
             "prefill_time",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         ) from None
     if not 0 < prefill_time < math.inf:
         raise _outside(
@@ -2525,35 +3656,35 @@ def _boundary_max_batch_per_gpu_memory(
             "prefill_time",
             "ms",
             "positive",
-            "line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
         )
     if achieved_flops == 0:
         raise ChainError(
-            "division by zero in line 118: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "division by zero in line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
             "the divisor achieved_flops is 0 here",
         )
     try:
         prefill_load = arrival_rate * prefill_time / prefill_gpus
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "prefill_load", "line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]") from None
+        raise _failed(e, "prefill_load", "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]") from None
     if not -math.inf < prefill_load < math.inf:
-        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
+        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
     if prefill_gpus == 0:
-        raise ChainError("division by zero in line 119: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
+        raise ChainError("division by zero in line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
     try:
         prefill_ttft = prefill_time + prefill_load * prefill_time / (2 - 2 * prefill_load)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "prefill_ttft", "line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
+        raise _failed(e, "prefill_ttft", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
     if not -math.inf < prefill_ttft < math.inf:
-        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
+        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
     if 2 - 2 * prefill_load == 0:
-        raise ChainError("division by zero in line 121: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
+        raise ChainError("division by zero in line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
     mean_context = prompt_tokens + output_tokens / 2
     if not 0 < mean_context < math.inf:
-        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 123: mean_context = prompt_tokens + output_tokens / 2")
+        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 129: mean_context = prompt_tokens + output_tokens / 2")
     token_demand = arrival_rate * output_tokens
     if not 0 < token_demand < math.inf:
-        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 124: token_demand = arrival_rate * output_tokens / 1[request]")
+        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 130: token_demand = arrival_rate * output_tokens / 1[request]")
     decode_context = mean_context
     if not 0 < decode_context < math.inf:
         raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
@@ -2562,7 +3693,7 @@ def _boundary_max_batch_per_gpu_memory(
         raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
     decode_step_bytes = decode_memory
     if not 0 < decode_step_bytes < math.inf:
-        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 138: decode.step_bytes = decode.memory")
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 144: decode.step_bytes = decode.memory")
     _options = []
     try:
         _options.append(((decode_step_bytes - decode_weight_bytes) / (decode_context * decode_kv_bytes_per_token),))
@@ -2591,14 +3722,14 @@ def _boundary_max_batch_per_gpu_memory(
     try:
         decode_gpus = math.ceil(token_demand / decode_throughput)
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "decode_gpus", "line 125: decode_gpus = ceil(token_demand / decode.throughput)") from None
+        raise _failed(e, "decode_gpus", "line 131: decode_gpus = ceil(token_demand / decode.throughput)") from None
     if not 0 < decode_gpus < math.inf:
-        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 125: decode_gpus = ceil(token_demand / decode.throughput)")
+        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 131: decode_gpus = ceil(token_demand / decode.throughput)")
     if decode_throughput == 0:
-        raise ChainError("division by zero in line 125: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
+        raise ChainError("division by zero in line 131: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
     total_gpus = decode_gpus + prefill_gpus
     if not 0 < total_gpus < math.inf:
-        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 126: total_gpus = prefill_gpus + decode_gpus")
+        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 132: total_gpus = prefill_gpus + decode_gpus")
     decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
     if not 0 <= decode_goodput < math.inf:
         raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
@@ -2625,6 +3756,406 @@ def _boundary_max_batch_per_gpu_memory(
     )
 
 
+def _boundary_max_rate_stable(
+    attention_flops_per_pair,
+    batch_per_gpu,
+    decode_bandwidth,
+    decode_bandwidth_efficiency,
+    decode_kv_bytes_per_token,
+    decode_step_overhead,
+    decode_weight_bytes,
+    linear_flops_per_token,
+    mfu,
+    output_tokens,
+    peak_flops,
+    prefill_gpus,
+    prompt_tokens,
+    tpot_target,
+):
+    """disaggregated from attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, mean_context, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_tpot_target, decode_goodput, prefill_load, arrival_rate, prefill_ttft, token_demand, decode_gpus, total_gpus."""
+    achieved_flops = mfu * peak_flops
+    if not 0 < achieved_flops < math.inf:
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 123: achieved_flops = mfu * peak_flops")
+    try:
+        prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / 2) / achieved_flops
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(
+            e,
+            "prefill_time",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+        ) from None
+    if not 0 < prefill_time < math.inf:
+        raise _outside(
+            prefill_time,
+            0.001,
+            "prefill_time",
+            "ms",
+            "positive",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+        )
+    if achieved_flops == 0:
+        raise ChainError(
+            "division by zero in line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "the divisor achieved_flops is 0 here",
+        )
+    mean_context = prompt_tokens + output_tokens / 2
+    if not 0 < mean_context < math.inf:
+        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 129: mean_context = prompt_tokens + output_tokens / 2")
+    decode_batch = batch_per_gpu
+    if not 1 <= decode_batch < math.inf:
+        raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")
+    decode_context = mean_context
+    if not 0 < decode_context < math.inf:
+        raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
+    decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
+    if not 0 < decode_step_bytes < math.inf:
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    try:
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
+    if not 0 < decode_tpot < math.inf:
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
+    try:
+        decode_throughput = decode_batch / decode_tpot
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
+    if not 0 < decode_throughput < math.inf:
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
+    if decode_tpot == 0:
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+    decode_tpot_target = tpot_target
+    if not 0 < decode_tpot_target < math.inf:
+        raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
+    decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
+    if not 0 <= decode_goodput < math.inf:
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
+    prefill_load = 0.999
+    if not -math.inf < prefill_load < math.inf:
+        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 151: prefill_load = 0.999")
+    _options = []
+    try:
+        _options.append((prefill_load * prefill_gpus / prefill_time,))
+    except (ArithmeticError, ValueError, TypeError):
+        _options.append(None)
+    (arrival_rate,) = _pick(_options, "arrival_rate", [("positive", None, None)], "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
+    if prefill_gpus == 0:
+        raise ChainError("division by zero in line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
+    try:
+        prefill_ttft = prefill_time + prefill_load * prefill_time / (2 - 2 * prefill_load)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "prefill_ttft", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
+    if not -math.inf < prefill_ttft < math.inf:
+        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
+    if 2 - 2 * prefill_load == 0:
+        raise ChainError("division by zero in line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
+    token_demand = arrival_rate * output_tokens
+    if not 0 < token_demand < math.inf:
+        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 130: token_demand = arrival_rate * output_tokens / 1[request]")
+    try:
+        decode_gpus = math.ceil(token_demand / decode_throughput)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_gpus", "line 131: decode_gpus = ceil(token_demand / decode.throughput)") from None
+    if not 0 < decode_gpus < math.inf:
+        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 131: decode_gpus = ceil(token_demand / decode.throughput)")
+    if decode_throughput == 0:
+        raise ChainError("division by zero in line 131: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
+    total_gpus = decode_gpus + prefill_gpus
+    if not 0 < total_gpus < math.inf:
+        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 132: total_gpus = prefill_gpus + decode_gpus")
+    return (
+        achieved_flops,
+        prefill_time,
+        mean_context,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+        prefill_load,
+        arrival_rate,
+        prefill_ttft,
+        token_demand,
+        decode_gpus,
+        total_gpus,
+    )
+
+
+def _boundary_max_rate_latency(
+    attention_flops_per_pair,
+    batch_per_gpu,
+    decode_bandwidth,
+    decode_bandwidth_efficiency,
+    decode_kv_bytes_per_token,
+    decode_step_overhead,
+    decode_weight_bytes,
+    linear_flops_per_token,
+    mfu,
+    output_tokens,
+    peak_flops,
+    prefill_gpus,
+    prompt_tokens,
+    tpot_target,
+    ttft_target,
+):
+    """disaggregated from attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target, ttft_target (base units): achieved_flops, prefill_time, mean_context, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_tpot_target, decode_goodput, prefill_ttft, prefill_load, arrival_rate, token_demand, decode_gpus, total_gpus."""
+    achieved_flops = mfu * peak_flops
+    if not 0 < achieved_flops < math.inf:
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 123: achieved_flops = mfu * peak_flops")
+    try:
+        prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / 2) / achieved_flops
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(
+            e,
+            "prefill_time",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+        ) from None
+    if not 0 < prefill_time < math.inf:
+        raise _outside(
+            prefill_time,
+            0.001,
+            "prefill_time",
+            "ms",
+            "positive",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+        )
+    if achieved_flops == 0:
+        raise ChainError(
+            "division by zero in line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "the divisor achieved_flops is 0 here",
+        )
+    mean_context = prompt_tokens + output_tokens / 2
+    if not 0 < mean_context < math.inf:
+        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 129: mean_context = prompt_tokens + output_tokens / 2")
+    decode_batch = batch_per_gpu
+    if not 1 <= decode_batch < math.inf:
+        raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")
+    decode_context = mean_context
+    if not 0 < decode_context < math.inf:
+        raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
+    decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
+    if not 0 < decode_step_bytes < math.inf:
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    try:
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
+    if not 0 < decode_tpot < math.inf:
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
+    try:
+        decode_throughput = decode_batch / decode_tpot
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
+    if not 0 < decode_throughput < math.inf:
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
+    if decode_tpot == 0:
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+    decode_tpot_target = tpot_target
+    if not 0 < decode_tpot_target < math.inf:
+        raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
+    decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
+    if not 0 <= decode_goodput < math.inf:
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
+    prefill_ttft = ttft_target
+    if not -math.inf < prefill_ttft < math.inf:
+        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 151: prefill_ttft = ttft_target")
+    _options = []
+    try:
+        _options.append(((-2 * prefill_ttft + 2 * prefill_time) / (prefill_time - 2 * prefill_ttft),))
+    except (ArithmeticError, ValueError, TypeError):
+        _options.append(None)
+    (prefill_load,) = _pick(_options, "prefill_load", [("real", None, None)], "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
+    if 2 - 2 * prefill_load == 0:
+        raise ChainError("division by zero in line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
+    _options = []
+    try:
+        _options.append((prefill_load * prefill_gpus / prefill_time,))
+    except (ArithmeticError, ValueError, TypeError):
+        _options.append(None)
+    (arrival_rate,) = _pick(_options, "arrival_rate", [("positive", None, None)], "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
+    if prefill_gpus == 0:
+        raise ChainError("division by zero in line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
+    token_demand = arrival_rate * output_tokens
+    if not 0 < token_demand < math.inf:
+        raise _outside(token_demand, 1, "token_demand", "token/s", "positive", "line 130: token_demand = arrival_rate * output_tokens / 1[request]")
+    try:
+        decode_gpus = math.ceil(token_demand / decode_throughput)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_gpus", "line 131: decode_gpus = ceil(token_demand / decode.throughput)") from None
+    if not 0 < decode_gpus < math.inf:
+        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 131: decode_gpus = ceil(token_demand / decode.throughput)")
+    if decode_throughput == 0:
+        raise ChainError("division by zero in line 131: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
+    total_gpus = decode_gpus + prefill_gpus
+    if not 0 < total_gpus < math.inf:
+        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 132: total_gpus = prefill_gpus + decode_gpus")
+    return (
+        achieved_flops,
+        prefill_time,
+        mean_context,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+        prefill_ttft,
+        prefill_load,
+        arrival_rate,
+        token_demand,
+        decode_gpus,
+        total_gpus,
+    )
+
+
+def _boundary_max_rate_decode(
+    attention_flops_per_pair,
+    batch_per_gpu,
+    decode_bandwidth,
+    decode_bandwidth_efficiency,
+    decode_kv_bytes_per_token,
+    decode_step_overhead,
+    decode_weight_bytes,
+    gpu_budget,
+    linear_flops_per_token,
+    mfu,
+    output_tokens,
+    peak_flops,
+    prefill_gpus,
+    prompt_tokens,
+    tpot_target,
+):
+    """disaggregated from attention_flops_per_pair, batch_per_gpu, decode_bandwidth, decode_bandwidth_efficiency, decode_kv_bytes_per_token, decode_step_overhead, decode_weight_bytes, gpu_budget, linear_flops_per_token, mfu, output_tokens, peak_flops, prefill_gpus, prompt_tokens, tpot_target (base units): achieved_flops, prefill_time, mean_context, decode_batch, decode_context, decode_step_bytes, decode_tpot, decode_throughput, decode_tpot_target, decode_goodput, decode_gpus, token_demand, arrival_rate, prefill_load, prefill_ttft, total_gpus."""
+    achieved_flops = mfu * peak_flops
+    if not 0 < achieved_flops < math.inf:
+        raise _outside(achieved_flops, 1000000000000, "achieved_flops", "TFLOP/s", "positive", "line 123: achieved_flops = mfu * peak_flops")
+    try:
+        prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (1 + prompt_tokens) / 2) / achieved_flops
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(
+            e,
+            "prefill_time",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+        ) from None
+    if not 0 < prefill_time < math.inf:
+        raise _outside(
+            prefill_time,
+            0.001,
+            "prefill_time",
+            "ms",
+            "positive",
+            "line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+        )
+    if achieved_flops == 0:
+        raise ChainError(
+            "division by zero in line 124: prefill_time = (linear_flops_per_token * prompt_tokens + attention_flops_per_pair * prompt_tokens * (prompt_tokens + 1[token]) / 2) / achieved_flops",
+            "the divisor achieved_flops is 0 here",
+        )
+    mean_context = prompt_tokens + output_tokens / 2
+    if not 0 < mean_context < math.inf:
+        raise _outside(mean_context, 1, "mean_context", "token", "positive", "line 129: mean_context = prompt_tokens + output_tokens / 2")
+    decode_batch = batch_per_gpu
+    if not 1 <= decode_batch < math.inf:
+        raise _outside(decode_batch, 1, "decode_batch", "", "positive integer, at least 1", "line 21: decode.batch = batch_per_gpu")
+    decode_context = mean_context
+    if not 0 < decode_context < math.inf:
+        raise _outside(decode_context, 1, "decode_context", "token", "positive", "line 21: decode.context = mean_context")
+    decode_step_bytes = decode_weight_bytes + decode_batch * decode_context * decode_kv_bytes_per_token
+    if not 0 < decode_step_bytes < math.inf:
+        raise _outside(decode_step_bytes, 8000000000, "decode_step_bytes", "GB", "positive", "line 81: step_bytes = weight_bytes + batch * context * kv_bytes_per_token")
+    try:
+        decode_tpot = decode_step_overhead + decode_step_bytes / (decode_bandwidth * decode_bandwidth_efficiency)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_tpot", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]") from None
+    if not 0 < decode_tpot < math.inf:
+        raise _outside(decode_tpot, 0.001, "decode_tpot", "ms/token", "positive", "line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]")
+    if decode_bandwidth * decode_bandwidth_efficiency == 0:
+        raise ChainError(
+            "division by zero in line 82: tpot = (step_bytes / (bandwidth_efficiency * bandwidth) + step_overhead) / 1[token]",
+            "the divisor decode_bandwidth * decode_bandwidth_efficiency is 0 here",
+        )
+    try:
+        decode_throughput = decode_batch / decode_tpot
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "decode_throughput", "line 84: throughput = batch / tpot") from None
+    if not 0 < decode_throughput < math.inf:
+        raise _outside(decode_throughput, 1, "decode_throughput", "token/s", "positive", "line 84: throughput = batch / tpot")
+    if decode_tpot == 0:
+        raise ChainError("division by zero in line 84: throughput = batch / tpot", "the divisor decode_tpot is 0 here")
+    decode_tpot_target = tpot_target
+    if not 0 < decode_tpot_target < math.inf:
+        raise _outside(decode_tpot_target, 0.001, "decode_tpot_target", "ms/token", "positive", "line 21: decode.tpot_target = tpot_target")
+    decode_goodput = decode_throughput if decode_tpot <= decode_tpot_target else 0
+    if not 0 <= decode_goodput < math.inf:
+        raise _outside(decode_goodput, 1, "decode_goodput", "token/s", "nonnegative", "line 85: goodput = if(tpot <= tpot_target, throughput, 0)")
+    decode_gpus = gpu_budget - prefill_gpus
+    if not 0 < decode_gpus < math.inf:
+        raise _outside(decode_gpus, 1, "decode_gpus", "", "positive integer", "line 151: decode_gpus = gpu_budget - prefill_gpus")
+
+    def _trial1(token_demand):
+        return (_exact_sum((decode_gpus, -math.ceil(token_demand / decode_throughput))), ())
+
+    token_demand = _search(_trial1, None, 1, "positive", None, None, "token_demand", "token/s", "line 131: decode_gpus = ceil(token_demand / decode.throughput)")
+    if decode_throughput == 0:
+        raise ChainError("division by zero in line 131: decode_gpus = ceil(token_demand / decode.throughput)", "the divisor decode_throughput is 0 here")
+    _options = []
+    try:
+        _options.append((token_demand / output_tokens,))
+    except (ArithmeticError, ValueError, TypeError):
+        _options.append(None)
+    (arrival_rate,) = _pick(_options, "arrival_rate", [("positive", None, None)], "line 130: token_demand = arrival_rate * output_tokens / 1[request]")
+    try:
+        prefill_load = arrival_rate * prefill_time / prefill_gpus
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "prefill_load", "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]") from None
+    if not -math.inf < prefill_load < math.inf:
+        raise _outside(prefill_load, 1, "prefill_load", "", "real", "line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]")
+    if prefill_gpus == 0:
+        raise ChainError("division by zero in line 125: prefill_load = arrival_rate * prefill_time / prefill_gpus / 1[request]", "the divisor prefill_gpus is 0 here")
+    try:
+        prefill_ttft = prefill_time + prefill_load * prefill_time / (2 - 2 * prefill_load)
+    except (ArithmeticError, ValueError, TypeError) as e:
+        raise _failed(e, "prefill_ttft", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))") from None
+    if not -math.inf < prefill_ttft < math.inf:
+        raise _outside(prefill_ttft, 0.001, "prefill_ttft", "ms", "real", "line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))")
+    if 2 - 2 * prefill_load == 0:
+        raise ChainError("division by zero in line 127: prefill_ttft = prefill_time + prefill_load * prefill_time / (2 * (1 - prefill_load))", "the divisor (-2) * prefill_load + 2 is 0 here")
+    total_gpus = decode_gpus + prefill_gpus
+    if not 0 < total_gpus < math.inf:
+        raise _outside(total_gpus, 1, "total_gpus", "", "positive integer", "line 132: total_gpus = prefill_gpus + decode_gpus")
+    return (
+        achieved_flops,
+        prefill_time,
+        mean_context,
+        decode_batch,
+        decode_context,
+        decode_step_bytes,
+        decode_tpot,
+        decode_throughput,
+        decode_tpot_target,
+        decode_goodput,
+        decode_gpus,
+        token_demand,
+        arrival_rate,
+        prefill_load,
+        prefill_ttft,
+        total_gpus,
+    )
+
+
 def _shown(x) -> str:
     """A number for messages: 6 significant figures; beyond float range, scientific notation from the exact value."""
     if isinstance(x, complex):
@@ -2644,6 +4175,28 @@ def _answer_number(x, whole: bool):
     """A question's answer as a generated function returns it, in its display unit: an int where its variable
     takes whole numbers on a whole step (118), else a float (12.37); both flavours return it so."""
     return round(x) if whole else float(x)
+
+
+def _domain_words(kind: str, integer: bool, lo=None, hi=None, unit: str = "") -> str:
+    """A domain as a person says what was searched: 'every positive whole number', 'every value from 1 to 64 ms'.
+
+    lo, hi: the declared bounds in the display unit (None: open); a bound the sign implies (a positive
+    whole number is at least 1) is not repeated.
+    """
+    noun = "whole number" if integer else "value"
+    sign = {"positive": "positive ", "nonnegative": "non-negative "}.get(kind, "")
+    if lo is not None and integer and ((kind == "positive" and 0 < lo <= 1) or (kind == "nonnegative" and -1 < lo <= 0)):
+        lo = None  # the sign says it
+    if lo is not None and (lo > 0 or (lo >= 0 and kind != "positive")):
+        sign = ""  # the bound says more than the sign
+    unit = f" {unit}" if unit else ""
+    if lo is not None and hi is not None:
+        return f"every {sign}{noun} from {_shown(lo)} to {_shown(hi)}{unit}"
+    if lo is not None:
+        return f"every {sign}{noun} from {_shown(lo)}{unit} up"
+    if hi is not None:
+        return f"every {sign}{noun} up to {_shown(hi)}{unit}"
+    return f"every {sign}{noun}"
 
 
 def _real(x, what: str):
@@ -2716,6 +4269,108 @@ def _pick(options: list, names: str, domains: list, where: str) -> tuple:
     return unique[0]
 
 
+def _exact_sum(terms):
+    """A numeric block's residual, the sum of its terms, without cancellation error.
+
+    Exact for ints and Fractions; floats are summed with math.fsum, so a large term and
+    its negative cannot swallow a small one (x + 1 - x at x = 2**54 is 1, not 0) and a
+    root search does not take rounding for a root.
+    """
+    if all(type(t) is int or type(t) is Fraction for t in terms):
+        return sum(terms)
+    return math.fsum(terms)
+
+
+class _NoRoot(ValueError):
+    """No sign change was found (`jump` is None), or the sign changes by a jump at `jump` (no exact root)."""
+
+    def __init__(self, low: float, high: float, jump: float | None = None):
+        super().__init__(f"no root between {low:.6g} and {high:.6g}" if jump is None else f"no exact root: a jump at {jump:.6g}")
+        self.low, self.high, self.jump = low, high, jump
+
+
+class _Beyond(Exception):
+    """f at a trial point a limit stops (a sum of too many terms): no value there, and no edge of the domain to close in on."""
+
+
+def _probing(f):
+    """f for a search: nan where a limit stops it, and those points remembered (`past`), so the scan goes no closer to them."""
+    past = set()
+
+    def g(x):
+        try:
+            return f(x)
+        except _Beyond:
+            past.add(x)
+            return math.nan
+
+    g.past = past
+    return g
+
+
+def _bracket_root(f, start: float | None, scale: float, kind: str, lo: float | None, hi: float | None) -> float:
+    """A root of f: bracket a sign change around `start` (or `scale`), then bisect it.
+
+    kind is the domain's sign ('positive', 'nonnegative' or 'real'); lo and hi bound it.
+    Positive domains are searched geometrically (x 2, / 2), real ones arithmetically.
+    f may return nan where it is undefined; such points are stepped over.
+    """
+    lo = lo if lo is not None else (0.0 if kind != "real" else -math.inf)
+    hi = hi if hi is not None else math.inf
+    g = start if start is not None and lo < start < hi else scale
+    g = min(max(g, lo if lo > 0 else g), hi)
+    if kind != "real" and g <= 0:
+        g = scale
+    fg = f(g)
+    if fg == 0:
+        return g
+    size = abs(fg)
+    bracket = None
+    sides = [[g, fg], [g, fg]]
+    for k in range(1, 200):
+        for s, side in enumerate(sides):
+            if kind != "real" and lo >= 0:
+                x = g * 2.0**k if s == 0 else g / 2.0**k
+            else:
+                x = g + (abs(g) + 1) * 2.0**k * (1 if s == 0 else -1)
+            x = min(max(x, lo), hi)
+            if x == side[0] or (lo == 0 and x == 0):
+                continue
+            fx = f(x)
+            if math.isnan(fx):
+                continue
+            size = max(size, abs(fx))
+            if fx == 0:
+                return x
+            if (fx > 0) != (side[1] > 0):
+                bracket = (side[0], side[1], x, fx)
+                break
+            side[0], side[1] = x, fx
+        if bracket:
+            break
+    if bracket is None:
+        raise _NoRoot(sides[1][0], sides[0][0])
+    a, fa, b, fb = bracket
+    for _ in range(300):
+        m = math.sqrt(a * b) if a > 0 and b > 0 and max(a, b) / min(a, b) > 4 else (a + b) / 2
+        if m in (a, b):
+            break
+        fm = f(m)
+        if fm == 0:
+            return m
+        if math.isnan(fm):  # no value inside the bracket (a pole's point: 1/x at 0): the sides do not cross, they jump
+            raise _NoRoot(min(a, b), max(a, b), m)
+        if (fm > 0) == (fa > 0):
+            a, fa = m, fm
+        else:
+            b, fb = m, fm
+        if abs(b - a) <= 1e-13 * max(abs(a), abs(b)):
+            break
+    if not abs(fa - fb) <= 1e-6 * size:  # not: an infinite side is a jump too
+        raise _NoRoot(min(a, b), max(a, b), (a + b) / 2)
+    return (a + b) / 2
+
+
 def _dense(lo, hi, integer: bool, unit=1, most: int = 256) -> bool:
     """A whole-number domain of at most `most` values (the workbook's search reads this rule too): every value is a point
     of the search, so a condition may turn any number of times (a TP degree that divides the KV heads:
@@ -2746,6 +4401,225 @@ def _grid(lo, hi, probe, integer: bool, unit=1, doublings: int = 64) -> list:
         if e is not None:
             pts.add(e)
     return sorted(x for x in pts if (lo is None or x >= lo) and (hi is None or x <= hi))
+
+
+def _points(start: float | None, scale: float, kind: str, lo: float | None, hi: float | None) -> list:
+    """A geometric grid over the domain, from the start point out to 2^64 of it each way."""
+    s = abs(start) if start else scale
+    pts = {start} if start is not None else set()
+    for k in range(65):
+        pts |= {s * 2.0**k, s / 2.0**k}
+        if kind == "real" and (lo is None or lo < 0):
+            pts |= {-s * 2.0**k, -s / 2.0**k}
+    if kind == "real":
+        pts.add(0.0)
+    pts |= {e for e in (lo, hi) if e is not None and math.isfinite(e)}
+    low = lo if lo is not None else (0.0 if kind != "real" else -math.inf)
+    return sorted(x for x in pts if x >= low and (hi is None or x <= hi) and not (kind == "positive" and x <= 0))
+
+
+def _all_roots(f, start: float | None, scale: float, kind: str, lo: float | None, hi: float | None) -> tuple[list, list, tuple, list]:
+    """Every root of f the domain's grid brackets: (roots, jumps, (low, high) searched, intervals).
+
+    Each sign change between neighbouring points where f has a value is bisected; it is a
+    root when f's two sides close on each other, a jump (a step of ceil, floor or a
+    condition) or a pole when they do not. Points where f has no value (nan: a variable
+    outside its domain) bound the search and are never taken for a crossing.
+    """
+    intervals: list = []  # (low, high): f is 0 at every grid point between them
+    pts = _points(start, scale, kind, lo, hi)
+    vals = _with_edges(f, [(x, f(x)) for x in pts], False, scale)
+    roots, jumps = [], []
+    run: list = []  # indices of consecutive grid points where f is exactly 0: an interval of roots
+    for k, (_, v) in enumerate([*vals, (None, 1.0)]):
+        if v == 0:
+            run.append(k)
+            continue
+        if len(run) >= 2:  # its ends, refined to where f stops being 0 (None: the domain's edge)
+            a = None if run[0] == 0 else _edge(f, vals[run[0]][0], vals[run[0] - 1][0])
+            b = None if run[-1] == len(vals) - 1 else _edge(f, vals[run[-1]][0], vals[run[-1] + 1][0])
+            intervals.append((a, b))
+        roots.extend(vals[i][0] for i in run[:1])
+        run = []
+    for (a, fa), (b, fb) in zip(vals, vals[1:]):
+        if fa == 0 or fb == 0 or (fa > 0) == (fb > 0):
+            continue
+        size, gap = max(abs(fa), abs(fb)), False
+        for _ in range(300):
+            m = math.sqrt(a * b) if a > 0 and b > 0 and b / a > 4 else (a + b) / 2
+            if m in (a, b) or abs(b - a) <= 1e-13 * max(abs(a), abs(b)):
+                break
+            fm = f(m)
+            if math.isnan(fm):  # f has no value inside the bracket: the sides do not cross there
+                gap = True
+                break
+            if fm == 0:
+                a = b = m
+                break
+            if (fm > 0) == (fa > 0):
+                a, fa = m, fm
+            else:
+                b, fb = m, fm
+        if gap:
+            continue
+        if a == b or abs(fa - fb) <= 1e-6 * size:
+            roots.append((a + b) / 2)
+        else:
+            jumps.append((a + b) / 2)
+    return sorted(set(roots)), jumps, ((vals[0][0], vals[-1][0]) if vals else (None, None)), intervals
+
+
+def _with_edges(f, vals: list, integer: bool, scale: float) -> list:
+    """The grid's points where f has a value, and more of them up to each edge of where it has one.
+
+    Where f has a value at one grid point and none at the next (an intermediate variable leaves
+    its domain: a utilisation reaches 1), the edge is bisected and points are added closing in on
+    it geometrically, so a root next to a pole or a domain's edge is bracketed, never stepped over.
+    """
+    out = [(x, v) for x, v in vals if not math.isnan(v)]
+    past = getattr(f, "past", ())
+    for (a, fa), (b, fb) in zip(vals, vals[1:]):
+        if math.isnan(fa) == math.isnan(fb):
+            continue
+        good, bad = (a, b) if math.isnan(fb) else (b, a)
+        if bad in past:  # a limit stopped f there, not the domain: closing in would compute ever more terms for nothing
+            continue
+        start = good
+        for _ in range(200):
+            if integer:
+                if abs(bad - good) <= scale * 1.5:
+                    break
+                m = math.floor((good + bad) / 2 / scale) * scale
+            else:
+                m = (good + bad) / 2
+                if m in (good, bad):
+                    break
+            if math.isnan(f(m)):
+                bad = m
+            else:
+                good = m
+        gap, k = good - start, 0
+        while abs(gap) >= (scale if integer else 1e-15 * max(abs(good), abs(start))) and k < 64:
+            x = good - (round(gap / scale) * scale if integer else gap)
+            if x != start:
+                v = f(x)
+                if not math.isnan(v):
+                    out.append((x, v))
+            gap, k = gap / 2, k + 1
+        out.append((good, f(good)))
+    return sorted(set((x, v) for x, v in out if not math.isnan(v)))
+
+
+def _edge(f, zero: float, other: float) -> float:
+    """Where f stops being exactly 0 between a point where it is and one where it is not."""
+    for _ in range(200):
+        m = (zero + other) / 2
+        if m in (zero, other):
+            break
+        if f(m) == 0:
+            zero = m
+        else:
+            other = m
+    return zero
+
+
+def _root_1d(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, where: str, integer: bool = False) -> tuple[float, list]:
+    """A numeric block's tear: (root, notes). The root bracketed from the start, checked against a scan of the domain.
+
+    Several roots, or an interval of them, are a note (the root nearest the start is taken);
+    none is a ChainError that says what was searched, or where the two sides jump past each other.
+    A whole-number tear (integer: whole multiples of scale) is searched over whole numbers only.
+    """
+    f = _probing(f)
+    if integer:
+        return _integer_root(f, start, scale, kind, lo, hi, name, unit, where)
+    roots, jumps, (low, high), intervals = _all_roots(f, start, scale, kind, lo, hi)
+    first = None
+    if len(roots) == 1 and not jumps and not intervals:
+        first = roots[0]  # the one sign change of the grid, bisected: the bracket the expanding search would find
+    else:
+        try:  # which of several is nearest the start, or one beyond the grid's 2^64
+            first = _bracket_root(f, start, scale, kind, lo, hi)
+        except _NoRoot:
+            pass
+    if first is not None and not any(abs(first - r) <= 1e-9 * max(abs(r), 1e-300) for r in roots):
+        roots = sorted([*roots, first])
+    if not roots:
+        if not jumps:
+            span = _searched(kind, False, lo, hi, scale, unit)
+            raise ChainError(f"no value of {name} solves {where}", f"searched {span} of {name} and the two sides never crossed")
+        at = ", ".join(f"{name} = {_shown(j / scale)} {unit}".rstrip() for j in jumps[:3])
+        hint = f"the two sides jump past each other at {at} (a step of ceil, floor or a condition, or a pole); ask a question with such_that: instead"
+        raise ChainError(f"no value of {name} makes {where.replace(': ', ' hold exactly: ', 1)}", hint)
+    chosen = first if first is not None else min(roots, key=lambda r: abs(r - start) if start is not None else abs(r))
+    notes = []
+    for a, b in intervals:
+        if a is None and b is None:
+            span = "in its domain"
+        elif a is None or b is None:
+            span = f"up to {_shown(b / scale)} {unit}" if a is None else f"from {_shown(a / scale)} {unit} up"
+        else:
+            span = f"from {_shown(a / scale)} to {_shown(b / scale)} {unit}"
+        notes.append(f"{name} is not unique: every value {span.strip()} solves {where}; this is one of them")
+    if not intervals and len(roots) > 1:
+        listed = ", ".join(_shown(r / scale) for r in roots[:6]) + (" ..." if len(roots) > 6 else "")
+        nearest = "its default" if start is not None else "zero"
+        notes.append(f"{name} is not unique: {len(roots)} values solve {where} ({listed} {unit}".rstrip() + f"); this is the one nearest {nearest}")
+    return chosen, notes
+
+
+def _integer_root(f, start, scale: float, kind: str, lo, hi, name: str, unit: str, where: str) -> tuple[float, list]:
+    """root_1d over whole multiples of scale: the grid of answer.grid, each sign change bisected to neighbours.
+
+    A whole number is a root where f is 0 there, or negligible (1e-9) beside its neighbour across the
+    crossing (a float model's rounding); a crossing between two neighbours is no root, and says so.
+    """
+    low = lo if lo is not None else (0.0 if kind != "real" else None)
+    pts = [x for x in _grid(low, hi, start, True, scale) if not (kind == "positive" and x <= 0)]
+    vals = _with_edges(f, [(x, f(x)) for x in pts], True, scale)
+    roots = {x for x, v in vals if v == 0}
+    crossings = []
+    for (a, fa), (b, fb) in zip(vals, vals[1:]):
+        if fa == 0 or fb == 0 or (fa > 0) == (fb > 0):
+            continue
+        while b - a > scale * 1.5:  # bisect over whole numbers down to neighbours
+            m = math.floor((a + b) / 2 / scale) * scale
+            fm = f(m)
+            if math.isnan(fm):
+                break
+            if fm == 0:
+                roots.add(m)
+                break
+            if (fm > 0) == (fa > 0):
+                a, fa = m, fm
+            else:
+                b, fb = m, fm
+        else:
+            if abs(fa) <= 1e-9 * abs(fb) or abs(fb) <= 1e-9 * abs(fa):
+                roots.add(a if abs(fa) <= abs(fb) else b)
+            else:
+                crossings.append((a, b))
+    if not roots:
+        if crossings:
+            at = "; ".join(f"{_shown(a / scale)} and {_shown(b / scale)}" for a, b in crossings[:3])
+            raise ChainError(
+                f"no whole {name} solves {where}",
+                f"the two sides cross between {name} = {at} {unit}".rstrip() + f"; ask a question with such_that: for the smallest or largest {name} that meets a bound",
+            )
+        raise ChainError(f"no whole {name} solves {where}", f"searched {_searched(kind, True, lo, hi, scale, unit)} of {name} and the two sides never crossed")
+    ordered = sorted(roots)
+    chosen = min(ordered, key=lambda r: abs(r - start) if start is not None else abs(r))
+    notes = []
+    if len(ordered) > 1:
+        listed = ", ".join(_shown(r / scale) for r in ordered[:6]) + (" ..." if len(ordered) > 6 else "")
+        nearest = "its default" if start is not None else "zero"
+        notes.append(f"{name} is not unique: {len(ordered)} whole values solve {where} ({listed} {unit}".rstrip() + f"); this is the one nearest {nearest}")
+    return chosen, notes
+
+
+def _searched(kind: str, integer: bool, lo, hi, scale, unit: str) -> str:
+    """The domain a root search covered, in words (values.domain_words), never the grid's internal ends."""
+    return _domain_words(kind, integer, None if lo is None else lo / scale, None if hi is None else hi / scale, unit)
 
 
 class _NoAnswer(ValueError):
@@ -2997,6 +4871,22 @@ def _entry_error(kind: str, entries: dict, titles: dict, entry_id, fields: tuple
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             return ChainError(f"{title} has no value for {name}", f"its catalog entry marks it as not available; pick another {kind.upper()}")
     return ChainError(f"{title}: a catalog value is not a number", f"check {kind.upper()}S[{entry_id!r}]")
+
+
+def _search(trial, start, factor: float, kind: str, lo, hi, name: str, unit: str, where: str, integer: bool = False) -> float:
+    """A numeric block's tear: the runtime's 1-D rule over trial(x)[0] (a point without a value is stepped over)."""
+
+    def residual(x: float) -> float:
+        try:
+            return float(_real(trial(x)[0], "the residual"))
+        except ChainError as e:
+            if e.kind == "limit":  # not "no value here": the search must not close in on it
+                raise _Beyond(e.message) from None
+            return math.nan
+        except (ArithmeticError, ValueError, TypeError):
+            return math.nan
+
+    return _root_1d(residual, start, factor, kind, lo, hi, name, unit, where, integer)[0]
 
 
 def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainError:

@@ -228,7 +228,7 @@ def _ask_max_arrival_rate(answer_time, servers, service_time, wait_target, title
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", 0.00016666666666666666, 0.00016666666666666666, None, 0.00016666666666666666, True, False, False)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", 0.00016666666666666666, 0.00016666666666666666, None, 0.00016666666666666666, False, False, False)[0]
     except _NoAnswer as e:
         raise _question_error(
             e,

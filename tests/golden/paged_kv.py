@@ -480,7 +480,7 @@ def _ask_min_utilization(activation_peak, block_size, concurrency_target, kv_byt
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 0.01, 1), "min", 0.01, 0.01, 1, 0.01, True, False, False)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", 0.01, 1), "min", 0.01, 0.01, 1, 0.01, False, False, False)[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
