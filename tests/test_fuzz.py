@@ -259,6 +259,20 @@ questions:
     such_that: §such_that§
     seek: §seek§
     step: §step§
+  §search§:
+    ask: §search_ask§
+    over: {gpu: [§over_gpu§], n: §over_values§}
+    with: {§var§: §question§}
+    such_that:
+      §search_label§: §search_condition§
+    seek: §objective§
+    show: §show_rows§
+frontiers:
+  §frontier§:
+    about: §frontier_about§
+    x: §frontier_x§
+    y: §frontier_y§
+    over: {n: §over_values§}
 checks:
   - about: §check_about§
     given: {§given_name§: §given§}
@@ -314,6 +328,18 @@ DEFAULTS = {
     "such_that": "b <= 1[s]",
     "seek": "max",
     "step": "1",
+    "search": "best",
+    "search_ask": "The fewest rows at the largest a",
+    "over_gpu": "h100-sxm, h200",
+    "over_values": "[1, 2, 3]",
+    "search_label": "fast",
+    "search_condition": "b <= 2[s]",
+    "objective": "min b",
+    "show_rows": "2",
+    "frontier": "f",
+    "frontier_about": "a against n",
+    "frontier_x": "max n",
+    "frontier_y": "min b",
     "check_about": "2 + 2 + 4 + 6 = 14 ms",
     "given_name": "§var§",
     "given": "2",

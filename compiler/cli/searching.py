@@ -40,14 +40,15 @@ def table(c: Chosen, rows) -> RichTable:
     t = RichTable(show_edge=False, box=None, pad_edge=False)
     t.add_column("rank", justify="right")
     goals = [g.name for g in s.goals]
-    names = [a.name for a in s.over] + [n for n in c.inner_names() if n not in goals] + goals
+    shown = [g for g in s.goals if g.name not in s.axes]  # a goal that is an axis is its column already
+    names = [a.name for a in s.over] + [n for n in c.inner_names() if n not in goals] + [g.name for g in shown]
     for n in names:
         unit = m.variables[n].unit if n in m.variables else ""
         t.add_column(plain(f"{n}\n{unit}" if unit else n), justify="left" if n in ("gpu", "llm") else "right")
     for k, i in enumerate(rows, 1):
         cells = [str(v) if a.catalog else _num(m, a.name, v) for a, v in zip(s.over, c.configs[i])]
         cells += [_num(m, n, c.inner[j][i]) for j, n in enumerate(c.inner_names()) if n not in goals]
-        cells += [_num(m, g.name, c.goals[j][i]) for j, g in enumerate(s.goals)]
+        cells += [_num(m, g.name, c.goals[j][i]) for j, g in enumerate(s.goals) if g in shown]
         t.add_row(str(k), *(plain(x) for x in cells))
     return t
 
