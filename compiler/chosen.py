@@ -130,7 +130,7 @@ class Chosen:
         return f"bound by {label} (it rules out {n} better configuration{'s' if n != 1 else ''}{rest and '; also' + rest})"
 
     def _where(self) -> str:
-        words = {"edge": "at the edge of its values", "bound": "where a condition binds", "interior": "interior"}
+        words = {"edge": "at the edge of its values", "bound": "next to a value that fails", "interior": "interior (both neighbours are worse)"}
         varied = [(a.name, p) for a, p in zip(self.search.over, self.placement) if not a.catalog and p in words]
         if self.search.free and self.free_where:
             varied.append((self.search.free, self.free_where))

@@ -48,6 +48,7 @@ def search(b, name: str, q: dict, kp: KeyPath, questions: dict[str, Question]) -
         v = _variable(b, q["find"], kp + ("find",))
         if v.name in (a.name for a in over):
             raise b.fail(kp + ("find",), f"question {name}: {v.name} is both found and listed under over:", "drop find:, or drop it from over:")
+        _input(b, v, kp + ("find",), f"question {name}")
         values = _all_values(v)
         if values is not None:
             over = (*over, Axis(v.name, values, b.src.loc(kp + ("find",))))
@@ -123,6 +124,7 @@ def _over(b, spec: Any, kp: KeyPath, name: str) -> tuple[Axis, ...]:
             axes.append(Axis(axis, _entries(b, axis, values, at, name), b.src.loc(at)))
             continue
         v = _variable(b, axis, at, key=True)
+        _input(b, v, at, name)
         if v.choices:
             raise b.fail(at, f"{name}: {v.name} is a choice among names; list the names it may take in a check instead", "vary numbers, GPUs or LLMs under over:", key=True)
         found = _all_values(v) if values in (None, "all") else members(b, v, values, at, v.domain, f"values of {v.name} in over")
@@ -130,6 +132,12 @@ def _over(b, spec: Any, kp: KeyPath, name: str) -> tuple[Axis, ...]:
             raise b.fail(at, f"{name}: {v.name} has no set of values to take all of", "list its values, or write a range such as {from: 1, to: 8, step: x2}")
         axes.append(Axis(v.name, found, b.src.loc(at)))
     return tuple(axes)
+
+
+def _input(b, v, kp: KeyPath, who: str) -> None:
+    """A search varies inputs: a computed variable has no value of its own to set (which input would be freed?)."""
+    if v.default is None:
+        raise b.fail(kp, f"{who}: {v.name} is computed by the model, so a search cannot set it", "vary an input it is computed from, or answer it with a question under with:", key=kp[-1] != "find")
 
 
 def _all_values(v) -> tuple | None:

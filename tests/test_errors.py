@@ -164,6 +164,7 @@ LOAD_ERRORS = [
     ("search-not-objective.yaml", 15, 36, "question best: 'min' is not an objective", "write max or min and a variable the model computes"),
     ("search-objective-input.yaml", 15, 36, "question best: price is an input that no configuration changes", "seek a result the model computes"),
     ("search-objective-unknown.yaml", 15, 36, "unknown variable 'tpto'", "did you mean tpot?"),
+    ("search-over-computed.yaml", 15, 17, "question best: tpot is computed by the model, so a search cannot set it", "vary an input it is computed from"),
     ("search-too-many.yaml", 15, 16, "question best: 2,000,000 configurations are more than the configurations limit of 1,000,000", "CHAINC_MAX_CONFIGURATIONS"),
     ("search-unknown-gpu.yaml", 15, 23, "unknown GPU 'h100-sxn'", "did you mean h100-sxm?"),
     ("search-unknown-variable.yaml", 15, 17, "unknown variable 'tpp'", "did you mean tp?"),
