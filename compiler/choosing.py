@@ -18,6 +18,7 @@ from .chosen import Chosen, Reasons
 from .deadline import budgeted
 from .errors import LimitError, NoAnswerError, SolveError
 from .execute import ask, execute, failing_sides
+from .physical import verdicts
 from .run import evaluate
 from .runtime import choose as rule
 from .search_data import Columns, PreparedChoose, Row, Unavailable
@@ -87,9 +88,11 @@ def decide(pc: PreparedChoose, given: dict, cols: Columns) -> Chosen:
         placement = tuple(rule.placement(top, pc.sizes, cols.goals[0], feasible, s.goals[0].seek))
         free_where = cols.free_where.get(top, "")
     reasons = Reasons(len(pc.configs), dict(cols.why), lambda i: configuration(pc, i, given).why if cols.failed[i] else "")
+    shown = set(order if s.frontier else order[: s.show])
+    warned = {i: verdicts(pc.at[pc.hardware[i]].program, r.values) for i, r in cols.rows.items() if i in shown and r.values is not None}
     return Chosen(
         s, pc.model, pc.configs, tuple(tuple(c) for c in cols.goals), tuple(tuple(c) for c in cols.inner), reasons, tuple(cols.failed), tuple(cols.misses),
-        tuple(order), binding, closest, solution, placement, free_where, frozenset(cols.rows),
+        tuple(order), binding, closest, solution, placement, free_where, frozenset(cols.rows), {i: w for i, w in warned.items() if w},
     )  # fmt: skip
 
 

@@ -6,7 +6,7 @@ Rows are numbered in the grid's order (the first axis of `over:` slowest). Value
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .format import fmt
@@ -52,6 +52,7 @@ class Chosen:
     placement: tuple = ()  # per axis: where the best sits along it ('interior', 'edge', 'bound', 'only')
     free_where: str = ""  # the free variable's optimum: 'interior', 'edge' or 'bound'
     exact: frozenset = frozenset()  # rows the solver computed one by one, exactly (the others: the batch path, in floats)
+    limits: dict = field(default_factory=dict)  # row shown -> the physical limits (physical.LimitWarning) that fail there
 
     # --- reading ----------------------------------------------------------------------------------
     @property

@@ -130,7 +130,7 @@ def search_json(c, table: int | None = None) -> dict:
         "configurations": len(c.configs),
         "feasible": c.feasible,
         "best": None if c.best is None else row(c.best),
-        "table": [{"rank": k + 1, **row(i)} for k, i in enumerate(rows)],
+        "table": [{"rank": k + 1, **row(i), "limits_failing": [w.name for w in c.limits.get(i, ())]} for k, i in enumerate(rows)],
         "binding": [{"condition": label, "rules_out": n} for label, n in c.binding],
         "placement": {a.name: p for a, p in zip(s.over, c.placement) if not a.catalog},
         "failing": counts,

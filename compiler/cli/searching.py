@@ -45,11 +45,15 @@ def table(c: Chosen, rows) -> RichTable:
     for n in names:
         unit = m.variables[n].unit if n in m.variables else ""
         t.add_column(plain(f"{n}\n{unit}" if unit else n), justify="left" if n in ("gpu", "llm") else "right")
+    warns = any(c.limits.get(i) for i in rows)
+    if warns:
+        t.add_column("")  # a physical limit that fails at the row
     for k, i in enumerate(rows, 1):
         cells = [str(v) if a.catalog else _num(m, a.name, v) for a, v in zip(s.over, c.configs[i])]
         cells += [_num(m, n, c.inner[j][i]) for j, n in enumerate(c.inner_names()) if n not in goals]
         cells += [_num(m, g.name, c.goals[j][i]) for j, g in enumerate(s.goals) if g in shown]
-        t.add_row(str(k), *(plain(x) for x in cells))
+        warned = [plain(", ".join(f"{w.name} limit fails" for w in c.limits.get(i, ())), "yellow")] if warns else []
+        t.add_row(str(k), *(plain(x) for x in cells), *warned)
     return t
 
 
