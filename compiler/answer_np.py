@@ -61,10 +61,10 @@ def _answer_np(boundary, feasible, shape, domain, seek: str, step, lo, hi, probe
     value = np.full(shape, np.nan)
     b = np.broadcast_to(np.asarray(boundary, dtype=float), shape)
     near = np.isfinite(b) if closed and len(domain) < 4 else np.zeros(shape, dtype=bool)  # a set: each value is tried
-    neither = np.zeros(shape, dtype=bool)
+    neither = both = np.zeros(shape, dtype=bool)
     if np.any(near):
-        value, neither = _from_boundary_np(b, near, test, code, domain, seek, step, lo, hi, strict)
-    far = (~near | neither) & (code == 0)
+        value, neither, both = _from_boundary_np(b, near, test, code, domain, seek, step, lo, hi, strict)
+    far = (~near | neither | both) & (code == 0)
     if np.any(far):  # no boundary, or nothing near it holds: the whole domain is searched before saying no
         value = np.where(far, _from_search_np(test, far, code, domain, seek, step, lo, hi, probe, integer), value)
     code[neither & ((code == 1) | (code == 2))] = 1  # the boundary's point says more than the search's
@@ -80,7 +80,8 @@ def _from_boundary_np(b, live, test, code, domain, seek, step, lo, hi, strict) -
     below, above = test(b - delta, live), test(b + delta, live)
     live = live & (code == 0)
     neither = live & ~below & ~above
-    live &= ~neither
+    both = live & below & above if edge is None else np.zeros(live.shape, dtype=bool)  # no turn near it, no edge: searched
+    live &= ~neither & ~both
     take = live & (below != above) & (below if want_max else above)  # the condition holds on the answer's side
     to_edge = live & ~take
     if edge is None:
@@ -112,7 +113,7 @@ def _from_boundary_np(b, live, test, code, domain, seek, step, lo, hi, strict) -
     ok = _admits_np(value, *domain)
     holds = np.where(on_b, not strict, checked | test(value, live & ok & ~on_b & ~checked))
     code[live & (code == 0) & ~(ok & holds)] = 1
-    return value, neither
+    return value, neither, both
 
 
 def _from_search_np(test, live, code, domain, seek, step, lo, hi, probe, integer):

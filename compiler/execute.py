@@ -168,7 +168,7 @@ def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None
     if parts:
         return _combined(model, rule, at, feasible, d, parts)
     b = boundary.values[q.find] if boundary is not None else None
-    closed = boundary is not None and not P.from_search(boundary.program, q.find)
+    closed = boundary is not None and q.find not in boundary.numeric
     try:
         value, how, back = answer(b, feasible, lambda x: V.admits(x, *d.bounds), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict, d.integer, d.values)
     except NoAnswer as e:

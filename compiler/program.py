@@ -299,31 +299,6 @@ def statements(body) -> Iterator:
             yield from statements(s.body)
 
 
-def from_search(program: Program, name: str) -> bool:
-    """Whether name's value comes from a numeric search, itself or through the values it is computed from.
-
-    A boundary computed in closed form from a searched value is no closed form: on a step function
-    (ceil) the search stops anywhere on the step, and a question's rule must search the domain instead."""
-    numeric = set(program.numeric)
-    reads: dict[str, set] = {}
-    for s in statements(program.body):
-        if isinstance(s, Assign):
-            reads[s.name] = refs(s.expr)
-        elif isinstance(s, Pick):
-            for k, n in enumerate(s.names):
-                reads[n] = set().union(*(refs(c[k]) for c in s.candidates))
-    seen, stack = {name}, [name]
-    while stack:
-        n = stack.pop()
-        if n in numeric:
-            return True
-        for r in reads.get(n, ()):
-            if r not in seen:
-                seen.add(r)
-                stack.append(r)
-    return False
-
-
 # --- text, for messages -------------------------------------------------------------------------------
 
 _OPS = {"and": " and ", "or": " or "}

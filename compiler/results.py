@@ -237,7 +237,7 @@ class Asking:
     @property
     def closed(self) -> bool:
         """The boundary is a closed form (not a numeric search's)."""
-        return self.boundary is not None and not P.from_search(self.boundary, self.question.find)
+        return self.boundary is not None and self.question.find not in self.boundary.numeric
 
 
 @dataclass(frozen=True)
