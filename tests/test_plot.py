@@ -41,7 +41,7 @@ def test_plot_cli(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     ("argv", "message"),
-    [(["littles-law", "-o", "x.png"], "no sweep"), (["goodput", "-o", "x.gif"], "cannot draw"), (["goodput", "-o", "x.png", "--sweep", "nope"], "no sweep 'nope'")],
+    [(["littles-law", "-o", "x.png"], "no sweep"), (["goodput", "-o", "x.gif"], "cannot draw"), (["goodput", "-o", "x.png", "--sweep", "nope"], "no sweep or frontier 'nope'")],
 )
 def test_plot_errors(tmp_path, capsys, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)

@@ -1,4 +1,4 @@
-"""`chainc plot` and the sheets' figures: a model's sweep, and what moves a question's answer most.
+"""`chainc plot` and the sheets' figures: a model's sweep, and what moves a question's answer most (a frontier: frontier.py).
 
 A sweep's series are grouped by unit: the reference's unit (TPOT and its target,
 for goodput) gets the lower panel with the reference as a labelled horizontal
@@ -146,9 +146,14 @@ def movers_bytes(model: Model, movers, fmt: str = "pdf", hardware: str = "") -> 
 
 def plot(model: Model, result: SweepResult, output: Path, hardware: str = "") -> Path:
     """Draw a sweep's result to a .png, .svg or .pdf file; returns the path."""
+    return write_figure(output, lambda fmt: figure_bytes(model, result, fmt, hardware))
+
+
+def write_figure(output: Path, draw) -> Path:
+    """Write draw(format)'s bytes to a .png, .svg or .pdf file (the format its suffix names); returns the path."""
     output = Path(output)
     fmt = FORMATS.get(output.suffix.lower())
     if fmt is None:
         raise ArgumentError(f"cannot draw to '{output.name}'", None, "write FILE.png, FILE.svg or FILE.pdf")
-    write_atomic(output, figure_bytes(model, result, fmt, hardware))
+    write_atomic(output, draw(fmt))
     return output

@@ -133,10 +133,15 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--numpy", action="store_true", help="py: vectorised functions over NumPy arrays")
 
     s = sub.add_parser(
-        "plot", help="draw a model's sweep", description="Draw a model's sweep (as in its derivation sheet) to a PNG, SVG or PDF file.", epilog="example: chainc plot goodput -o goodput.png"
+        "plot",
+        help="draw a model's sweep or frontier",
+        description="Draw a model's sweep or Pareto frontier (as in its derivation sheet) to a PNG, SVG or PDF file.",
+        epilog="examples:\n  chainc plot goodput -o goodput.png\n  chainc plot tests/models/searches.yaml interactivity -o frontier.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("model", metavar="MODEL")
-    s.add_argument("--sweep", metavar="NAME", help="which sweep (default: the model's first)")
+    s.add_argument("name", nargs="?", metavar="NAME", help="a sweep or a frontier (default: the model's first sweep, else its first frontier)")
+    s.add_argument("--sweep", metavar="NAME", help="which sweep (the same as NAME)")
     s.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf")
     s.add_argument("--gpu", help="catalog GPU id")
     s.add_argument("--llm", help="catalog LLM id")

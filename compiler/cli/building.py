@@ -41,20 +41,42 @@ def cmd_plot(args, project: Project, out: Console) -> int:
     from ..backends.plot import FORMATS, plot
     from ..report import evaluate
 
-    nonempty(args, "gpu", "llm", "sweep", "output")
+    nonempty(args, "gpu", "llm", "sweep", "name", "output")
     hardware(project, args)
     model = project.model(args.model)
     if Path(args.output).suffix.lower() not in FORMATS:
         raise ArgumentError(f"cannot draw to '{Path(args.output).name}'", None, "write FILE.png, FILE.svg or FILE.pdf")
-    if not model.sweeps:
-        raise ArgumentError(f"model '{model.name}' has no sweep to draw", model.loc, "add one under sweeps: (see models/goodput.yaml)")
-    name = args.sweep or next(iter(model.sweeps))
+    if args.name and args.sweep and args.name != args.sweep:
+        raise ArgumentError(f"two names to draw: {args.name} and --sweep {args.sweep}", None, "give one")
+    frontiers = [n for n, s in model.searches.items() if s.frontier]
+    name = args.name or args.sweep or next(iter(model.sweeps), None) or next(iter(frontiers), None)
+    drawable = ", ".join([*model.sweeps, *frontiers])
+    if name is None:
+        raise ArgumentError(f"model '{model.name}' has no sweep or frontier to draw", model.loc, "add one under sweeps: (see models/goodput.yaml) or frontiers:")
+    if name in frontiers:
+        return _plot_frontier(args, project, model, name, out)
     if name not in model.sweeps:
-        raise ArgumentError(f"model '{model.name}' has no sweep '{name}'", None, f"sweeps: {', '.join(model.sweeps)}")
+        asked = f" ({name} is a question: chainc solve --question {name} answers it)" if name in model.searches or name in model.questions else ""
+        raise ArgumentError(f"model '{model.name}' has no sweep or frontier '{name}'{asked}", None, f"sweeps and frontiers: {drawable or 'none'}")
     report = evaluate(model, project.catalog, args.gpu, args.llm, source=project.source, parts=frozenset({"sweeps"}))
     result, solution = report.sweeps[name], report.solution  # the entries the sweep ran on, for the title
     titles = " with ".join(e.title for e in (solution.gpu, solution.llm) if e is not None)
-    path = plot(model, result, Path(args.output), titles)
+    return _wrote(args, out, plot(model, result, Path(args.output), titles))
+
+
+def _plot_frontier(args, project: Project, model, name: str, out: Console) -> int:
+    """A frontier's chart: its configurations run as `chainc solve --question NAME` runs them (the API's ask)."""
+    from ..api import ask
+    from ..backends.frontier import plot_frontier
+
+    chosen = ask(model, name, gpu=args.gpu, llm=args.llm, project=project)
+    axes = model.searches[name].axes
+    entries = [project.catalog.entry(k, getattr(args, k) or getattr(model, k)) for k in ("gpu", "llm") if k not in axes and getattr(model, k)]
+    titles = " with ".join(e.title for e in entries if e is not None)  # the hardware every configuration shares
+    return _wrote(args, out, plot_frontier(model, chosen, Path(args.output), titles))
+
+
+def _wrote(args, out: Console, path: Path) -> int:
     if args.json:
         print(json.dumps({"written": [str(path)]}, indent=2))
     else:

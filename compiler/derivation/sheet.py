@@ -21,6 +21,7 @@ from ..format import fmt
 from ..ir import Check, Model, Quantity, Question, Variable
 from ..results import Answer, CheckOutcome, Report, Solution, SweepResult
 from .literals import Dims, base_unit
+from .searches import SearchView, searches
 from .shown import Shown, shown, shown_boundary
 from .steps import Step, closed_form, derive
 
@@ -144,6 +145,7 @@ class Sheet:
     source: str = ""  # the model file as outputs name it
     digest: str = ""  # its SHA-256 (hex)
     hardware: tuple[str, ...] = ()  # the titles of the GPU and LLM it was evaluated on
+    searches: list[SearchView] = field(default_factory=list)  # questions over configurations and frontiers (the Report's)
 
     @property
     def hardware_text(self) -> str:
@@ -293,7 +295,10 @@ def sheet(report: Report, sweeps: bool = True) -> Sheet:
     results = list(report.sweeps.values()) if sweeps else []
     movers = [_movers(model, report, q) for q in questions if report.sensitivities.get(q.question.name)]
     hardware = tuple(e.title for e in (s.gpu, s.llm) if e is not None)
-    return Sheet(model, s, catalog, inputs, derive(s), tables, questions, checks, results, s.gpu.id if s.gpu else None, s.llm.id if s.llm else None, movers, report.source, report.digest, hardware)
+    return Sheet(
+        model, s, catalog, inputs, derive(s), tables, questions, checks, results, s.gpu.id if s.gpu else None, s.llm.id if s.llm else None, movers, report.source, report.digest, hardware,
+        searches(report),
+    )  # fmt: skip
 
 
 def _movers(model: Model, report: Report, q: QuestionView) -> Movers:

@@ -58,6 +58,7 @@ def environment() -> jinja2.Environment:
 
 def sheet_body(env: jinja2.Environment, report: Report) -> tuple[str, dict[str, bytes]]:
     """One model's sheet as the template renders it (what <model>.tex and derivations.tex hold), and its figures."""
+    from ..frontier import frontier_bytes
     from ..plot import figure_bytes, movers_bytes
 
     m = report.model
@@ -79,7 +80,27 @@ def sheet_body(env: jinja2.Environment, report: Report) -> tuple[str, dict[str, 
         rel = f"figures/{m.name}-{mv.question.name}-movers.pdf"
         files[rel] = movers_bytes(m, mv, "pdf", s.hardware_text)
         movers[mv.question.name] = rel
-    return env.get_template("sheet.tex.j2").render(s=sheet_view(m, s, figures, movers)), files
+    charts = {}
+    for sv in s.searches:
+        if sv.search.frontier and sv.chosen is not None and sv.chosen.order:
+            rel = f"figures/{m.name}-{sv.search.name}-frontier.pdf"
+            files[rel] = frontier_bytes(m, sv.chosen, "pdf", sv.hardware)
+            charts[sv.search.name] = (rel, frontier_caption(sv))
+    return env.get_template("sheet.tex.j2").render(s=sheet_view(m, s, figures, movers, charts)), files
+
+
+def frontier_caption(sv) -> str:
+    """What the chart shows, in words: the drawn configurations, the frontier, what is left out, the hardware."""
+    from ..frontier import points
+
+    c = sv.chosen
+    x, y = (g.name.replace("_", " ") for g in c.search.goals)
+    drawn = len(points(c)[0])
+    caption = f"{x} against {y}: the {drawn} configurations that meet every condition in grey, the frontier's {len(c.order)} points joined in blue, numbered as in the table"
+    failing = len(c.configs) - c.feasible
+    if failing:
+        caption += f"; the {failing} that fail a condition are not drawn"
+    return caption + (f"; on {sv.hardware}" if sv.hardware else "") + "."
 
 
 def render(reports: list[Report], options: BuildOptions) -> tuple[dict[str, bytes], list[str]]:

@@ -13,6 +13,7 @@ from ...ir import Model
 from .checks import checks_view
 from .escape import Tex, ident, latex_escape, pdf_text, symbol_tex
 from .printer import SheetPrinter, broken, width
+from .searches import search_view
 from .units import number_tex, quantity_tex, s_cell, s_column, unit_tex
 
 LINE = 58.0  # characters of math that fit beside an aligned left side
@@ -249,8 +250,9 @@ def footer(s: Sheet) -> dict:
     }
 
 
-def sheet_view(model: Model, s: Sheet, figures: list[tuple[str, str]], movers: dict[str, str]) -> dict:
-    """The sheet's template values; `figures` are the sweeps' (path, caption), `movers` question -> its chart's path."""
+def sheet_view(model: Model, s: Sheet, figures: list[tuple[str, str]], movers: dict[str, str], charts: dict | None = None) -> dict:
+    """The sheet's template values; `figures` are the sweeps' (path, caption), `movers` question -> its chart's path,
+    `charts` frontier -> its chart's (path, caption)."""
     by_question = {m.question.name: _movers_view(model, m, movers.get(m.question.name)) for m in s.movers}
     questions = []
     for q in s.questions:
@@ -272,4 +274,5 @@ def sheet_view(model: Model, s: Sheet, figures: list[tuple[str, str]], movers: d
         "physical": physical_view(s),
         "checks": checks_view(model, s),
         "figures": [{"path": Tex(p), "caption": c} for p, c in figures],
+        "searches": [search_view(model, sv, *(charts or {}).get(sv.search.name, (None, ""))) for sv in s.searches],
     }
