@@ -34,13 +34,20 @@ def evaluate(
     source=None,
     memo: dict | None = None,
     parts: frozenset = EVERYTHING,
+    calibration: dict | None = None,
 ) -> Report:
     """Solve, answer, check and sweep a model once. Errors of the forward solve raise; a question's are kept.
 
     source(path) names model files in outputs; memo (model -> Report) shares imported models' reports; parts
-    names what a command needs beyond the solution (`chainc check` its answers and checks, `chainc plot` its sweeps).
+    names what a command needs beyond the solution (`chainc check` its answers and checks, `chainc plot` its sweeps);
+    calibration (fit.calibration.load) gives its fitted values (the caller's givens win) and goes into the Report.
     """
     memo = {} if memo is None else memo
+    if calibration is not None:
+        from .fit.calibration import given as calibrated
+
+        given = calibrated(model, calibration, given or {})
+        queries = {name: (find, calibrated(model, calibration, qgiven)) for name, (find, qgiven) in (queries or {}).items()}
     # the imported models' reports first, deepest first: each finds its own imports' in memo, so a chain never recurses
     for other in deepest_first([model], lambda m: [o for _, o in m.imports if o not in memo])[:-1]:
         memo[other] = evaluate(other, catalog, gpu, llm, source=source, memo=memo, parts=parts)
@@ -67,7 +74,12 @@ def evaluate(
         qvalues = tuple((n, given_value(model, n, v)) for n, v in qgiven.items())
         custom[name] = solve_query(model, catalog, Query(qvalues, tuple(find), gpu, llm))
     where = source(model.path) if source else model.path
-    return Report(model, solution, answers, checks, sweeps, custom, values, where, imports, rules, {n: t for n, t in sensitivities.items() if t}, _digest(model.path))
+    fitted = None
+    if calibration is not None:
+        from .fit.calibration import of
+
+        fitted = of(calibration, solution)
+    return Report(model, solution, answers, checks, sweeps, custom, values, where, imports, rules, {n: t for n, t in sensitivities.items() if t}, _digest(model.path), fitted)
 
 
 def _sensitivities(model: Model, catalog, question: str, query: Query) -> tuple:

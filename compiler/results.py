@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from . import program as P
+from .calibrated import IDEAL, Calibration
 from .display import Values, as_quantity, rounded, short, shown_number
 from .errors import ChaincError
 from .format import fmt
@@ -351,6 +352,12 @@ class Report(Values):
     asking: dict[str, Asking] = field(default_factory=dict)  # question -> its programs and rule data (also when it has no answer)
     sensitivities: dict[str, tuple] = field(default_factory=dict)  # question -> its boundary's Sensitivity rows, largest first (none: no answer)
     digest: str = ""  # SHA-256 of the model file's bytes, hex ('' when it cannot be read)
+    calibration: Calibration | None = None  # the fit its given values come from (chainc build --calibration)
+
+    @property
+    def calibration_text(self) -> str:
+        """What the numbers are, for every output to say: calibrated to what and how well, or an ideal machine."""
+        return self.calibration.sentence if self.calibration is not None else IDEAL
 
     @property
     def gpu(self) -> Entry | None:
@@ -382,7 +389,8 @@ class Report(Values):
         return [*answers, f"checks: {t.verdict}, {t.counts}" if self.checks else ""]
 
     def __repr__(self) -> str:
-        return short("Report", [self._title(), *self._summary(), *self._verdicts()])
+        calibrated = [self.calibration.sentence] if self.calibration is not None else []
+        return short("Report", [self._title(), *calibrated, *self._summary(), *self._verdicts()])
 
     def _repr_html_(self) -> str:
         import html

@@ -35,6 +35,7 @@ CORE = {
     "runtime.values",
     "runtime.roots",
     "runtime.answer",
+    "calibrated",
 }
 # r["tpot"] is a pint Quantity: the reading mixin imports the unit registry when (and only when) one is asked for
 ALLOWED = {("display", "units")}

@@ -131,6 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print JSON: the files written")
     _query_arguments(s, "py: also compile this query as a function; ")
     s.add_argument("--numpy", action="store_true", help="py: vectorised functions over NumPy arrays")
+    s.add_argument("--calibration", metavar="NAME", help="apply calibrations/NAME.yaml (chainc fit --save NAME) to the model it calibrates; every output says so")
 
     s = sub.add_parser(
         "plot", help="draw a model's sweep", description="Draw a model's sweep (as in its derivation sheet) to a PNG, SVG or PDF file.", epilog="example: chainc plot goodput -o goodput.png"

@@ -48,7 +48,8 @@ def cmd_fit(args, project: Project, out: Console) -> int:
         from ..fit.calibration import as_data
 
         data = as_data(result)
-        data["residual_rows"] = [{"line": r.line, "name": r.name, "measured": r.measured, "predicted": r.predicted, "error_percent": 100 * r.error} for r in result.residuals]
+        for row, r in zip(data["residual_rows"], result.residuals):
+            row["error_percent"] = 100 * r.error
         data["saved"] = display_path(saved) if saved else None
         print(json.dumps(data, indent=2))
         return 0

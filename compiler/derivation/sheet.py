@@ -270,10 +270,11 @@ def sheet(report: Report, sweeps: bool = True) -> Sheet:
         vals = tuple((n, p.latex, p.description, shown(p, s.values[n])) for n, p in sorted(model.params.items()) if p.source == alias)
         catalog.append(CatalogUse(alias, other.name, other.title, vals))
     inputs = []
+    fitted = {f.name for f in report.calibration.fitted} if report.calibration is not None else set()
     for n, v in model.variables.items():
         if n not in s.known:
             continue
-        source = "given" if n in s.given else "default"
+        source = "calibrated" if n in fitted else "given" if n in s.given else "default"
         if v.default is not None and v.default.is_Symbol and v.default.name in model.params:
             source = v.default.name
         inputs.append(Input(n, v.description, shown(v, s.values[n], v.digits), source))

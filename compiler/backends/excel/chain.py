@@ -132,6 +132,9 @@ class Chain:
         sh.text(3, 1, f"Source: {self.report.source}   (back to the Cover sheet)", font=GREY_FONT)
         ws.cell(row=3, column=1).hyperlink = Hyperlink(ref="A3", location="Cover!A1")
         ws.freeze_panes = "A4"
+        # what the numbers are, under the title where a reader looks: calibrated to measured runs, or an ideal machine
+        said = self.report.calibration_text
+        sh.long(4, 1, 9, said[0].upper() + said[1:] + ("; its fitted values are typed in the inputs below" if self.report.calibration else ""), font=NOTE_FONT)
         row = self.hardware(5)
         self.parameters()
         row = self.inputs(row)
@@ -204,6 +207,7 @@ class Chain:
         sol = self.report.solution
         given = dict(self.report.given)
         defaults = {a.name: a for a in lower.defaults(m)}
+        fitted = {f.name for f in self.report.calibration.fitted} if self.report.calibration else set()
         sh.section(row, "Inputs")
         sh.long(row, 4, 13, "type a value in the yellow column; leave it empty to use the default", font=NOTE_FONT)
         sh.header(row + 1, ["name", "value used", "unit", "your value", "default", "description"], span=13)
@@ -219,7 +223,7 @@ class Chain:
             shown = _display(sol.values[n], f)
             fmt = number_format(shown, integer=var.domain.integer, digits=var.digits, exact=var.default.is_number)
             sh.text(row, 1, n, font=BOLD)
-            desc = var.description
+            desc = var.description + (f"  [calibrated ({self.report.calibration.name}): clear your value for the uncalibrated default]" if n in fitted else "")
             if var.default.is_number:
                 default = sh.number(row, 5, _display(exact(var.default), f), fmt)
                 dnode = xl.Cell(f"$E{row}", default.value)

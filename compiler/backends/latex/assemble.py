@@ -21,6 +21,7 @@ from ...errors import OutputError
 from ...format import fmt
 from ...results import CatalogReport, Report
 from .. import BuildOptions, write_atomic
+from .calibration import calibration_view
 from .compile import Compiled, compile_documents, tools_or_unavailable
 from .escape import Tex, pdf_text, prose
 from .views import sheet_view
@@ -58,7 +59,7 @@ def environment() -> jinja2.Environment:
 
 def sheet_body(env: jinja2.Environment, report: Report) -> tuple[str, dict[str, bytes]]:
     """One model's sheet as the template renders it (what <model>.tex and derivations.tex hold), and its figures."""
-    from ..plot import figure_bytes, movers_bytes
+    from ..plot import calibration_bytes, figure_bytes, movers_bytes
 
     m = report.model
     s = sheet(report)
@@ -79,7 +80,13 @@ def sheet_body(env: jinja2.Environment, report: Report) -> tuple[str, dict[str, 
         rel = f"figures/{m.name}-{mv.question.name}-movers.pdf"
         files[rel] = movers_bytes(m, mv, "pdf", s.hardware_text)
         movers[mv.question.name] = rel
-    return env.get_template("sheet.tex.j2").render(s=sheet_view(m, s, figures, movers)), files
+    fit = None
+    if report.calibration is not None and report.calibration.rows:  # measured against predicted, from the recorded rows
+        fit = f"figures/{m.name}-calibration.pdf"
+        files[fit] = calibration_bytes(report.calibration, "pdf", s.hardware_text)
+    view = sheet_view(m, s, figures, movers)
+    view["calibration"] = calibration_view(report.calibration, fit)
+    return env.get_template("sheet.tex.j2").render(s=view), files
 
 
 def render(reports: list[Report], options: BuildOptions) -> tuple[dict[str, bytes], list[str]]:
