@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # every chain says so, a queue as a roofline: only a roofline has an ideal machine to name
+UNCALIBRATED = "the uncalibrated chain"  # what a check's expected numbers are for, on a calibrated sheet
 IDEAL = "uncalibrated: not fitted to measured runs (a roofline's efficiencies at their defaults: an ideal machine); chainc fit calibrates a chain to them"
 
 

@@ -67,19 +67,20 @@ def evaluate(
         except ChaincError:
             pass  # a question whose shape cannot be planned: its answer holds the error
     sensitivities = {name: _sensitivities(model, catalog, name, Query(values, (), gpu, llm)) for name, a in answers.items() if "sensitivities" in parts and not isinstance(a, ChaincError)}
-    checks = tuple(run_check(model, c, catalog, gpu, llm) for c in model.checks) if "checks" in parts else ()
+    fitted = tuple((n, v) for n, v in values if calibration is not None and n in calibration["fitted"])
+    checks = tuple(run_check(model, c, catalog, gpu, llm, fitted) for c in model.checks) if "checks" in parts else ()
     sweeps = {name: run_sweep(model, sw, catalog, gpu, llm, values) for name, sw in model.sweeps.items()} if "sweeps" in parts else {}
     custom = {}
     for name, (find, qgiven) in (queries or {}).items():
         qvalues = tuple((n, given_value(model, n, v)) for n, v in qgiven.items())
         custom[name] = solve_query(model, catalog, Query(qvalues, tuple(find), gpu, llm))
     where = source(model.path) if source else model.path
-    fitted = None
+    carried = None
     if calibration is not None:
         from .fit.calibration import of
 
-        fitted = of(calibration, solution)
-    return Report(model, solution, answers, checks, sweeps, custom, values, where, imports, rules, {n: t for n, t in sensitivities.items() if t}, _digest(model.path), fitted)
+        carried = of(calibration, solution)
+    return Report(model, solution, answers, checks, sweeps, custom, values, where, imports, rules, {n: t for n, t in sensitivities.items() if t}, _digest(model.path), carried)
 
 
 def _sensitivities(model: Model, catalog, question: str, query: Query) -> tuple:

@@ -16,6 +16,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.hyperlink import Hyperlink
 
 from ... import lower
+from ...calibrated import UNCALIBRATED
 from ...numbers import exact
 from . import domains as D
 from . import xl, xlcalc
@@ -94,9 +95,17 @@ class Chain:
                     title = self.book.titles.get((kind, entry_id), entry_id)
                     if title not in names:
                         names.append(title)
+        calibration = self.report.calibration
+        if calibration is not None:  # the expected numbers are the ideal machine's: they apply once the fitted inputs are cleared
+            for f in calibration.fitted:
+                cell = self.book.manifest.cells[(self.model.name, "input", f.name)][1]
+                tests.append(xl.op("=", xl.Cell("$" + cell, f.value), xl.Str("")))
         if not tests:
             return None, ""
-        return (tests[0] if len(tests) == 1 else xl.fn("AND", *tests)), " with ".join(names)
+        hardware = " with ".join(names)
+        if calibration is not None:
+            hardware = f"{UNCALIBRATED} on {hardware}" if hardware else UNCALIBRATED
+        return (tests[0] if len(tests) == 1 else xl.fn("AND", *tests)), hardware
 
     def feeding(self) -> list:
         """This chain and every chain whose cells it reads, each once."""
