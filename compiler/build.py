@@ -57,7 +57,7 @@ def _calibration(project: Project, models: list, name: str) -> dict:
     importers = sorted({m.name for m in models for other in deepest_first([m], lambda x: [o for _, o in x.imports])[:-1] if other.name == target})
     if importers:
         raise ArgumentError(
-            f"calibration '{name}' is of model '{target}', which {', '.join(importers)} import{'s' if len(importers) == 1 else ''}: "
+            f"calibration '{name}' is of model '{target}', which {' and '.join([', '.join(importers[:-1]), importers[-1]] if len(importers) > 1 else importers)} import{'s' if len(importers) == 1 else ''}: "
             f"{'its' if len(importers) == 1 else 'their'} numbers read {target} at its defaults, the calibrated sheet's cells would not",
             where,
             f"build {target} without its importers: chainc build {target} --calibration {name}",
