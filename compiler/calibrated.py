@@ -69,11 +69,7 @@ class Calibration:
     date: str = ""
     license: str = ""
 
-    def fitted_text(self) -> str:
-        """'bandwidth_efficiency = 0.7544 (95 %: 0.7187 to 0.7901)' for each fitted value."""
-        parts = []
-        for f in self.fitted:
-            unit = f" {f.unit}" if f.unit else ""
-            interval = f" (95 %: {f.low:.4g} to {f.high:.4g}{unit})" if f.low is not None and f.high is not None else " (at its bound)" if f.at_bound else ""
-            parts.append(f"{f.name} = {f.value:.4g}{unit}{interval}")
-        return ", ".join(parts)
+    @property
+    def measured_on(self) -> str:
+        """'TensorRT-LLM 0.6.1 on 1x H100-HBM3-80GB': the engine and hardware of the runs, without their parentheses."""
+        return " on ".join(x.split(" (")[0].split(";")[0] for x in (self.engine, self.hardware) if x)

@@ -166,7 +166,7 @@ def calibration_figure(c, hardware: str = ""):
         series.append(("held out: fitted without the row", [h for _, h in held], [m for m, _ in held], {"marker": "s", "facecolors": "none", "edgecolors": COLORS[2], "s": 64}))
     values = [v for _, ys, xs, _ in series for v in (*ys, *xs)]
     lo, hi = min(values), max(values)
-    logs = hi / lo > 20  # runs of several orders of magnitude: equal steps of ratio
+    logs = hi / lo > 8  # runs an order of magnitude apart: equal steps of ratio, or the short runs huddle in a corner
     pad = (hi / lo) ** 0.06 if logs else 0.06 * (hi - lo or hi)
     lo, hi = (lo / pad, hi * pad) if logs else (max(0.0, lo - pad), hi + pad)
     ax.plot([lo, hi], [lo, hi], color=REFERENCE, linestyle=(0, (4, 3)), linewidth=1.0, zorder=1, label="predicted = measured")

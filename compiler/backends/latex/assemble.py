@@ -83,7 +83,7 @@ def sheet_body(env: jinja2.Environment, report: Report) -> tuple[str, dict[str, 
     fit = None
     if report.calibration is not None and report.calibration.rows:  # measured against predicted, from the recorded rows
         fit = f"figures/{m.name}-calibration.pdf"
-        files[fit] = calibration_bytes(report.calibration, "pdf", s.hardware_text)
+        files[fit] = calibration_bytes(report.calibration, "pdf", report.calibration.measured_on)  # the runs' hardware, not the sheet's
     view = sheet_view(m, s, figures, movers)
     view["calibration"] = calibration_view(report.calibration, fit)
     return env.get_template("sheet.tex.j2").render(s=view), files
