@@ -398,7 +398,8 @@ class Report(Values):
         rows = "".join(f"<li>{html.escape(v)}</li>" for v in self._verdicts() if v)
         checks = "".join(f"<tr><td>{c.verdict}</td><td>{html.escape(c.check.about)}</td><td>{html.escape('; '.join(c.lines))}</td></tr>" for c in self.checks)
         table = f"<table><thead><tr><th></th><th>check</th><th>compared</th></tr></thead><tbody>{checks}</tbody></table>" if checks else ""
-        return f"<p><b>{html.escape(self._title())}</b></p>" + self._html_values() + f"<ul>{rows}</ul>" + table
+        said = f"<p><i>{html.escape(self.calibration.sentence)}</i></p>" if self.calibration is not None else ""
+        return f"<p><b>{html.escape(self._title())}</b></p>" + said + self._html_values() + f"<ul>{rows}</ul>" + table
 
     def answer(self, question: str) -> Answer:
         a = self.answers[question]
