@@ -278,7 +278,7 @@ class CheckOutcome:
     def lines(self) -> tuple[str, ...]:
         """What was compared, for people."""
         if self.error is not None:
-            return (f"error: {self.error.message}",)
+            return (f"error: {self.error.message}",) if self.applies else (f"n/a  no value here (written for {self.written_for}): {self.error.message}",)
         m = self.solution.model
         out = []
         for e in self.expected:

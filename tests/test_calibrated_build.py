@@ -160,6 +160,17 @@ def test_api_evaluate_with_a_calibration(project):
     assert chainc.evaluate("goodput", project=project).calibration_text == IDEAL
 
 
+def test_a_check_with_no_value_under_the_calibration_is_a_reference(tmp_path):
+    """NIM's TP2 calibration halves tensor-parallel's bandwidth (0.487): the card's check that TP 8 meets 8 ms has no
+    answer there (TP 8 reads (17.64 + 5.37) GB a step at 0.487 x 3.35 TB/s: 14.1 ms before its all-reduces), which is the calibration's
+    reference, not a failed check: the build writes its JSON."""
+    data = json.loads((build(tmp_path, "tensor-parallel", "--calibration", "nim-1.8.0-h100-tp2-fp8-llama-3.3-70b", "--format", "json") / "tensor-parallel.json").read_text())
+    none = [c for c in data["checks"] if c["lines"][0].startswith("n/a  no value here")]
+    assert len(none) == 1 and none[0]["ok"] and not none[0]["applies"] and "TP 8 meets it" in none[0]["about"]
+    assert "(written for the uncalibrated chain): question smallest_tp: no tp meets" in none[0]["lines"][0]
+    assert not any(c["applies"] for c in data["checks"])
+
+
 # --- refusals: exit 2, a located error with a hint, and nothing written ------------------------------------------
 
 
@@ -197,6 +208,9 @@ def test_an_unknown_calibration(capsys, tmp_path):
         ("model: goodput\nfitted: {bandwidth_efficiency: {value: 0.8}}\nresidual_rows:\n- {line: 2, name: tpot, measured: 5, predicted: x, roofline: 4}\n", "row 1 of residual_rows"),
         ("model: goodput\nfitted: {bandwidth_efficiency: {value: 0.8}}\nresidual_rows:\n- {line: 2, name: tpot, measured: 0, predicted: 1, roofline: 4}\n", "row 1 of residual_rows"),
         ("model: goodput\nfitted: {tpot_target_x: {value: 0.8}}\n", "fits tpot_target_x, which model 'goodput' does not have"),
+        ("model: goodput\nhardware: 5\nfitted: {bandwidth_efficiency: {value: 0.8}}\n", "hardware: text expected"),
+        ("model: goodput\ngpus: h100-sxm\nfitted: {bandwidth_efficiency: {value: 0.8}}\n", "gpus, llms: lists of catalog ids"),
+        ("model: goodput\nfitted: {bandwidth_efficiency: {value: 0.8, unit: [ms]}}\n", "unit is not text"),
         ("model: goodput\nfitted: {bandwidth_efficiency: {value: 0.8}\n", "not a calibration ("),
     ],
 )

@@ -179,7 +179,7 @@ def _check(model: Model, o: CheckOutcome) -> CheckView:
     c = o.check
     given = tuple((n, shown(model.variables[n], v)) for n, v in c.given)
     if o.error is not None:
-        return CheckView(c, given, (), None, False, o.error.message)
+        return CheckView(c, given, (), None, o.ok, o.error.message, (), o.written_for)
     expected = tuple(Expected(e.label.replace(" -> ", ": "), e.written, shown(model.variables[e.name], e.got), e.ok) for e in o.expected)
     relations = _relations(model, o) if c.that is not None else ()
     return CheckView(c, given, expected, o.that_ok, o.ok, "", relations, o.written_for)

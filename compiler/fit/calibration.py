@@ -136,6 +136,14 @@ def _number(x, optional: bool = False) -> bool:
 def _check_figures(data: dict, shown: str) -> None:
     """The residual figures and rows a backend prints: numbers where numbers are expected, or the file is refused."""
     hint = "refit it with chainc fit ... --save"
+    for key in ("data", "source", "engine", "hardware", "date", "license", "metric"):
+        if not isinstance(data.get(key, ""), str):
+            raise ArgumentError(f"{shown}: not a calibration ({key}: text expected)", Loc(shown), hint)
+    lists = [data.get(k, []) for k in ("gpus", "llms")]
+    if not all(isinstance(x, list) and all(isinstance(i, str) for i in x) for x in lists) or not isinstance(data.get("rows", 0), int) or isinstance(data.get("rows"), bool):
+        raise ArgumentError(f"{shown}: not a calibration (rows: a count; gpus, llms: lists of catalog ids)", Loc(shown), hint)
+    if not all(isinstance(f.get("unit") or "", str) for f in data["fitted"].values()):
+        raise ArgumentError(f"{shown}: not a calibration (a fitted value's unit is not text)", Loc(shown), hint)
     figures = data.get("residuals", {})
     if not isinstance(figures, dict) or not all(_number(v, optional=True) for v in figures.values()):
         raise ArgumentError(f"{shown}: not a calibration (residuals: numbers expected)", Loc(shown), hint)
@@ -149,6 +157,7 @@ def _check_figures(data: dict, shown: str) -> None:
     for i, row in enumerate(rows if isinstance(rows, list) else [None], 1):
         ok = isinstance(row, dict) and isinstance(row.get("name"), str) and isinstance(row.get("line"), int)
         ok = ok and all(_number(row.get(k)) for k in ("measured", "predicted", "roofline")) and _number(row.get("held_out"), optional=True)
+        ok = ok and all(isinstance(row.get(k) or "", str) for k in ("unit", "note"))
         if not ok or not row["measured"] > 0:
             raise ArgumentError(f"{shown}: not a calibration (row {i} of residual_rows: line, name and positive measured, predicted and roofline values expected)", Loc(shown), hint)
 

@@ -93,7 +93,7 @@ def _rows(model: Model, c: CheckView, printer: SheetPrinter) -> list[dict]:
             }
         )
     if c.error:
-        rows.append({"error": latex_escape(c.error), "verdict": Tex(r"\chainbad")})
+        rows.append({"error": latex_escape(c.error), "verdict": Tex(r"\chainbad" if c.applies else r"\chainref")})
     for k, row in enumerate(rows):
         row["about"] = _about(model, c) if k == 0 else Tex("")
         row.setdefault("error", None)
