@@ -74,6 +74,9 @@ def build(project: Project, names: list[str], formats: list[str] | None, options
     started = time.perf_counter()
     reports, catalog = reports_for(project, names, options)
     notify(f"evaluated {len(reports)} model{'s' if len(reports) != 1 else ''} ({time.perf_counter() - started:.1f} s)")
+    for r in reports:
+        if r.calibration is not None:  # the one line a terminal reader sees of it
+            notify(f"{r.model.name}: {r.calibration.sentence}")
     out = Path(options.out)
     try:
         if out.exists() and not out.is_dir():
