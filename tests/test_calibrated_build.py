@@ -78,6 +78,13 @@ def test_generated_module_is_calibrated_and_says_so(built):
     assert "Uncalibrated: not fitted to measured runs" in " ".join((ROOT / "tests" / "golden" / "goodput.py").read_text().split('"""')[1].split())
 
 
+def test_a_query_function_takes_the_calibrated_values(tmp_path):
+    """build --find batch --given tpot=10ms: the query's batch at 10 ms is (0.763012 x 3.35 TB/s x 10 ms - 16.06 GB) / 268.4 MB = 35.39."""
+    out = build(tmp_path, "goodput", "--calibration", NAME, "--format", "py", "--find", "batch", "--given", "tpot=10ms")
+    module = _module(out / "goodput.py", "calibrated_goodput_query")
+    assert module.batch_from_tpot(10).batch == pytest.approx((EFFICIENCY * B * 0.010 - W) / KV, rel=1e-12)
+
+
 def test_workbook_says_so_on_the_cover_and_the_sheet(built):
     wb = openpyxl.load_workbook(built / "chains.xlsx")
     cover = {row[0]: row[1] for row in wb["Cover"].iter_rows(values_only=True) if row[0]}
