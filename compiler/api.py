@@ -98,13 +98,22 @@ def ask(model: Model | str, question: str, given: dict | None = None, gpu: str |
     return ask_query(model, _catalog(model, project), question, query_of(model, given, (), gpu, llm))
 
 
-def evaluate(model: Model | str, gpu: str | None = None, llm: str | None = None, project: Project | None = None, given: dict | None = None, **values) -> Report:
-    """Everything chainc computes of a model at once: the solution, every question's answer, every check, every sweep."""
+def evaluate(model: Model | str, gpu: str | None = None, llm: str | None = None, project: Project | None = None, given: dict | None = None, calibration: str | None = None, **values) -> Report:
+    """Everything chainc computes of a model at once: the solution, every question's answer, every check, every sweep.
+
+    `calibration` names calibrations/NAME.yaml: its fitted values are given (yours win), and the Report carries it
+    (`report.calibration`, `report.calibration_text`), as `chainc build --calibration NAME` prints it.
+    """
     from .report import evaluate as _evaluate
 
     model, project = _resolve(model, project)
     project = project or Project()
-    return _evaluate(model, project.catalog, gpu, llm, {**(given or {}), **values}, source=project.source)
+    data = None
+    if calibration is not None:
+        from .fit.calibration import load
+
+        data = load(project, calibration)
+    return _evaluate(model, project.catalog, gpu, llm, {**(given or {}), **values}, source=project.source, calibration=data)
 
 
 def explain(solution: Solution) -> str:

@@ -16,7 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from .backends import FORMATS, BuildOptions, Unavailable, backend, on_note, on_write
-from .errors import ArgumentError, OutputError
+from .errors import ArgumentError, Loc, OutputError
+from .order import deepest_first
 from .project import Project, display_path
 from .report import catalog_report, evaluate
 from .results import CatalogReport, Report
@@ -25,15 +26,43 @@ from .results import CatalogReport, Report
 def reports_for(project: Project, names: list[str], options: BuildOptions) -> tuple[list[Report], CatalogReport]:
     """Each named model evaluated once (imported models shared), and the catalog's entries."""
     queries = {"custom": (tuple(options.find), dict(options.given))} if options.find or options.given else None
+    models = [project.model(name) for name in names]
+    calibration = _calibration(project, models, options.calibration) if options.calibration else None
     memo: dict = {}
     reports = []
-    for name in names:
-        model = project.model(name)
+    for model in models:
         if model not in memo:
-            memo[model] = evaluate(model, project.catalog, options.gpu, options.llm, queries=queries, source=project.source, memo=memo)
+            mine = calibration if calibration is not None and calibration["model"] == model.name else None
+            memo[model] = evaluate(model, project.catalog, options.gpu, options.llm, queries=queries, source=project.source, memo=memo, calibration=mine)
         if memo[model] not in reports:  # a model named twice is built once
             reports.append(memo[model])
     return reports, catalog_report(project.catalog)
+
+
+def _calibration(project: Project, models: list, name: str) -> dict:
+    """calibrations/NAME.yaml, for the one built model it calibrates: refused when that model is not built, or is imported.
+
+    An importer reads the imported model's values at their defaults (its workbook sheet links to the imported
+    sheet's cells): a calibrated sheet would hand it calibrated values that its own numbers do not use.
+    """
+    from .fit.calibration import load
+
+    calibration = load(project, name)
+    target, where = calibration["model"], Loc(calibration["path"])
+    if not any(m.name == target for m in models):
+        built = ", ".join(m.name for m in models)
+        raise ArgumentError(
+            f"calibration '{name}' is of model '{target}', which this build does not include (it builds {built})", where, f"build that model: chainc build {target} --calibration {name}"
+        )
+    importers = sorted({m.name for m in models for other in deepest_first([m], lambda x: [o for _, o in x.imports])[:-1] if other.name == target})
+    if importers:
+        raise ArgumentError(
+            f"calibration '{name}' is of model '{target}', which {' and '.join([', '.join(importers[:-1]), importers[-1]] if len(importers) > 1 else importers)} import{'s' if len(importers) == 1 else ''}: "
+            f"{'its' if len(importers) == 1 else 'their'} numbers read {target} at its defaults, the calibrated sheet's cells would not",
+            where,
+            f"build {target} without its importers: chainc build {target} --calibration {name}",
+        )
+    return calibration
 
 
 def build(project: Project, names: list[str], formats: list[str] | None, options: BuildOptions, notify=print) -> list[Path]:
@@ -45,6 +74,9 @@ def build(project: Project, names: list[str], formats: list[str] | None, options
     started = time.perf_counter()
     reports, catalog = reports_for(project, names, options)
     notify(f"evaluated {len(reports)} model{'s' if len(reports) != 1 else ''} ({time.perf_counter() - started:.1f} s)")
+    for r in reports:
+        if r.calibration is not None:  # the one line a terminal reader sees of it
+            notify(f"{r.model.name}: {r.calibration.sentence}")
     out = Path(options.out)
     try:
         if out.exists() and not out.is_dir():

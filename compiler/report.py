@@ -36,13 +36,20 @@ def evaluate(
     source=None,
     memo: dict | None = None,
     parts: frozenset = EVERYTHING,
+    calibration: dict | None = None,
 ) -> Report:
     """Solve, answer, check and sweep a model once. Errors of the forward solve raise; a question's are kept.
 
     source(path) names model files in outputs; memo (model -> Report) shares imported models' reports; parts
-    names what a command needs beyond the solution (`chainc check` its answers and checks, `chainc plot` its sweeps).
+    names what a command needs beyond the solution (`chainc check` its answers and checks, `chainc plot` its sweeps);
+    calibration (fit.calibration.load) gives its fitted values (the caller's givens win) and goes into the Report.
     """
     memo = {} if memo is None else memo
+    if calibration is not None:
+        from .fit.calibration import given as calibrated
+
+        given = calibrated(model, calibration, given or {})
+        queries = {name: (find, calibrated(model, calibration, qgiven)) for name, (find, qgiven) in (queries or {}).items()}
     # the imported models' reports first, deepest first: each finds its own imports' in memo, so a chain never recurses
     for other in deepest_first([model], lambda m: [o for _, o in m.imports if o not in memo])[:-1]:
         memo[other] = evaluate(other, catalog, gpu, llm, source=source, memo=memo, parts=parts)
@@ -69,14 +76,20 @@ def evaluate(
         except ChaincError as e:
             searches[name] = e
     sensitivities = {name: _sensitivities(model, catalog, name, Query(values, (), gpu, llm)) for name, a in answers.items() if "sensitivities" in parts and not isinstance(a, ChaincError)}
-    checks = tuple(run_check(model, c, catalog, gpu, llm) for c in model.checks) if "checks" in parts else ()
+    fitted = tuple((n, v) for n, v in values if calibration is not None and n in calibration["fitted"])
+    checks = tuple(run_check(model, c, catalog, gpu, llm, fitted) for c in model.checks) if "checks" in parts else ()
     sweeps = {name: run_sweep(model, sw, catalog, gpu, llm, values) for name, sw in model.sweeps.items()} if "sweeps" in parts else {}
     custom = {}
     for name, (find, qgiven) in (queries or {}).items():
         qvalues = tuple((n, given_value(model, n, v)) for n, v in qgiven.items())
         custom[name] = solve_query(model, catalog, Query(qvalues, tuple(find), gpu, llm))
     where = source(model.path) if source else model.path
-    return Report(model, solution, answers, checks, sweeps, custom, values, where, imports, rules, {n: t for n, t in sensitivities.items() if t}, _digest(model.path), searches, choosing)
+    carried = None
+    if calibration is not None:
+        from .fit.calibration import of
+
+        carried = of(calibration, solution)
+    return Report(model, solution, answers, checks, sweeps, custom, values, where, imports, rules, {n: t for n, t in sensitivities.items() if t}, _digest(model.path), searches, choosing, carried)
 
 
 def _sensitivities(model: Model, catalog, question: str, query: Query) -> tuple:

@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from . import program as P
+from .calibrated import IDEAL, Calibration
 from .display import Values, as_quantity, rounded, short, shown_number
 from .errors import ChaincError
 from .format import fmt
@@ -277,7 +278,7 @@ class CheckOutcome:
     def lines(self) -> tuple[str, ...]:
         """What was compared, for people."""
         if self.error is not None:
-            return (f"error: {self.error.message}",)
+            return (f"error: {self.error.message}",) if self.applies else (f"n/a  no value here (written for {self.written_for}): {self.error.message}",)
         m = self.solution.model
         out = []
         for e in self.expected:
@@ -353,6 +354,12 @@ class Report(Values):
     digest: str = ""  # SHA-256 of the model file's bytes, hex ('' when it cannot be read)
     searches: dict = field(default_factory=dict)  # search -> chosen.Chosen (questions over configurations, frontiers), or the error that stopped it
     choosing: dict = field(default_factory=dict)  # search -> choosing.PreparedChoose: its grid, programs and inner questions (what printers print)
+    calibration: Calibration | None = None  # the fit its given values come from (chainc build --calibration)
+
+    @property
+    def calibration_text(self) -> str:
+        """What the numbers are, for every output to say: calibrated to what and how well, or an ideal machine."""
+        return self.calibration.sentence if self.calibration is not None else IDEAL
 
     @property
     def gpu(self) -> Entry | None:
@@ -384,7 +391,8 @@ class Report(Values):
         return [*answers, f"checks: {t.verdict}, {t.counts}" if self.checks else ""]
 
     def __repr__(self) -> str:
-        return short("Report", [self._title(), *self._summary(), *self._verdicts()])
+        calibrated = [self.calibration.sentence] if self.calibration is not None else []
+        return short("Report", [self._title(), *calibrated, *self._summary(), *self._verdicts()])
 
     def _repr_html_(self) -> str:
         import html
@@ -392,7 +400,8 @@ class Report(Values):
         rows = "".join(f"<li>{html.escape(v)}</li>" for v in self._verdicts() if v)
         checks = "".join(f"<tr><td>{c.verdict}</td><td>{html.escape(c.check.about)}</td><td>{html.escape('; '.join(c.lines))}</td></tr>" for c in self.checks)
         table = f"<table><thead><tr><th></th><th>check</th><th>compared</th></tr></thead><tbody>{checks}</tbody></table>" if checks else ""
-        return f"<p><b>{html.escape(self._title())}</b></p>" + self._html_values() + f"<ul>{rows}</ul>" + table
+        said = f"<p><i>{html.escape(self.calibration.sentence)}</i></p>" if self.calibration is not None else ""
+        return f"<p><b>{html.escape(self._title())}</b></p>" + said + self._html_values() + f"<ul>{rows}</ul>" + table
 
     def answer(self, question: str) -> Answer:
         a = self.answers[question]

@@ -42,6 +42,7 @@ CORE = {
     "grid",
     "batch",
     "answer_np",
+    "calibrated",
 }
 # r["tpot"] is a pint Quantity: the reading mixin imports the unit registry when (and only when) one is asked for
 ALLOWED = {("display", "units")}

@@ -41,6 +41,7 @@ class BuildOptions:
     numpy: bool = False
     gpu: str | None = None
     llm: str | None = None
+    calibration: str | None = None  # calibrations/NAME.yaml, applied to the model it calibrates
 
 
 def backend(fmt: str):

@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+from ..calibrated import IDEAL, Calibration
 from ..display import label
 from ..errors import ChaincError, CheckFailed
 from ..format import sci
@@ -88,9 +89,20 @@ def limits(var, answer) -> dict:
     }
 
 
+def calibration_json(c: Calibration | None) -> dict:
+    """What the numbers are: the calibration's name, sentence, fitted values and figures (null: uncalibrated), and the sentence."""
+    if c is None:
+        return {"calibration": None, "calibration_note": IDEAL}
+    fitted = {f.name: {"value": f.value, "unit": f.unit, "stderr": f.stderr, "interval_95": None if f.low is None else [f.low, f.high], "at_bound": f.at_bound} for f in c.fitted}
+    figures = {"mape_percent": c.mape, "worst_percent": c.worst, "roofline_mape_percent": c.roofline_mape, "holdout_mape_percent": c.holdout_mape, "holdout_rows": c.holdout_rows}
+    about = {"data": c.data, "source": c.source, "engine": c.engine, "hardware": c.hardware, "metric": c.metric}
+    return {"calibration": {"name": c.name, "file": c.file, "model": c.model, "sentence": c.sentence, "runs": c.count, "fitted": fitted, **figures, **about}, "calibration_note": c.sentence}
+
+
 def report_json(report: Report) -> dict:
     m = report.model
     data = solution_json(report.solution)
+    data.update(calibration_json(report.calibration))
     data["title"] = m.title
     data["answers"] = {}
     for q, a in report.answers.items():

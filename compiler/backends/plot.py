@@ -144,6 +144,58 @@ def movers_bytes(model: Model, movers, fmt: str = "pdf", hardware: str = "") -> 
         return _save(movers_figure(model, movers, hardware), fmt)
 
 
+def calibration_figure(c, hardware: str = ""):
+    """A calibration's rows, predicted against measured (calibrated.Calibration): the calibrated model, the roofline and
+    the held-out predictions, around the line where a prediction equals its measurement."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    rows = c.rows
+    fig = Figure(figsize=(5.2, 4.4), dpi=100, layout="constrained")
+    ax = fig.subplots()
+    measured = [r.measured for r in rows]
+    series = [
+        ("roofline (uncalibrated)", [r.roofline for r in rows], measured, {"marker": "x", "color": COLORS[1], "s": 36}),
+        (f"calibrated ({c.name})", [r.predicted for r in rows], measured, {"marker": "o", "color": COLORS[0], "s": 30}),
+    ]
+    held = [(r.measured, r.held_out) for r in rows if r.held_out is not None]
+    if held:
+        series.append(("held out: fitted without the row", [h for _, h in held], [m for m, _ in held], {"marker": "s", "facecolors": "none", "edgecolors": COLORS[2], "s": 64}))
+    values = [v for _, ys, xs, _ in series for v in (*ys, *xs)]
+    lo, hi = min(values), max(values)
+    logs = hi / lo > 8  # runs an order of magnitude apart: equal steps of ratio, or the short runs huddle in a corner
+    pad = (hi / lo) ** 0.06 if logs else 0.06 * (hi - lo or hi)
+    lo, hi = (lo / pad, hi * pad) if logs else (max(0.0, lo - pad), hi + pad)
+    ax.plot([lo, hi], [lo, hi], color=REFERENCE, linestyle=(0, (4, 3)), linewidth=1.0, zorder=1, label="predicted = measured")
+    for label, ys, xs, style in series:
+        ax.scatter(xs, ys, label=label, zorder=3, linewidths=1.4, **style)
+    if logs:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    names = sorted({(r.name, r.unit) for r in rows})
+    what = ", ".join(n.replace("_", " ") + (f" ({u})" if u else "") for n, u in names)
+    ax.set_xlabel(f"measured {what}")
+    ax.set_ylabel(f"predicted {what}")
+    ax.xaxis.set_major_formatter(FuncFormatter(_ticks))
+    ax.yaxis.set_major_formatter(FuncFormatter(_ticks))
+    ax.grid(True, color="#dddddd", linewidth=0.6)
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    _titles(fig, ax, f"Calibration {c.name}: {len(rows)} measured values", hardware)
+    return fig
+
+
+def calibration_bytes(c, fmt: str = "pdf", hardware: str = "") -> bytes:
+    import matplotlib
+
+    with matplotlib.rc_context(RC):
+        return _save(calibration_figure(c, hardware), fmt)
+
+
 def plot(model: Model, result: SweepResult, output: Path, hardware: str = "") -> Path:
     """Draw a sweep's result to a .png, .svg or .pdf file; returns the path."""
     return write_figure(output, lambda fmt: figure_bytes(model, result, fmt, hardware))

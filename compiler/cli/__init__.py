@@ -105,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Fit free inputs of a model to measured rows of a CSV file by relative least squares (scipy), solving each row in the direction it needs. "
         "The header names model variables with units in brackets (tpot[ms/token]) and catalog choices (gpu, llm); source and note columns are text. "
         "Prints the fitted values with standard errors and 95 % intervals, each row's residual beside the uncalibrated roofline's, MAPE and worst error, and the held-out error.",
-        epilog="examples:\n  chainc fit goodput --data measurements/trtllm-0.6.1-h100-fp8-llama-7b.csv --free bandwidth_efficiency\n"
+        epilog="examples:\n  chainc fit goodput --data measurements/trtllm-0.6.1-h100-fp8-decode.csv --free bandwidth_efficiency\n"
         "  chainc fit tensor-parallel --data runs.csv --free bandwidth_efficiency,step_overhead --holdout 0.3 --save my-cluster",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -122,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
         "build",
         help="build models into exports/ (json, xlsx, tex, pdf, py)",
         description="Check and build every model (or the named ones) into exports/. Without --format, every available format is built.",
-        epilog="examples:\n  chainc build\n  chainc build goodput --format py --find batch --given tpot=10ms\n  chainc build --format xlsx --out /tmp/out",
+        epilog="examples:\n  chainc build\n  chainc build goodput --format py --find batch --given tpot=10ms\n  chainc build --format xlsx --out /tmp/out\n  chainc build goodput --calibration trtllm-0.6.1-h100-fp8-decode",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("models", nargs="*", metavar="MODEL")
@@ -131,6 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print JSON: the files written")
     _query_arguments(s, "py: also compile this query as a function; ")
     s.add_argument("--numpy", action="store_true", help="py: vectorised functions over NumPy arrays")
+    s.add_argument("--calibration", metavar="NAME", help="apply calibrations/NAME.yaml (chainc fit --save NAME) to the model it calibrates; every output says so")
 
     s = sub.add_parser(
         "plot",

@@ -18,7 +18,7 @@ def cmd_build(args, project: Project, out: Console) -> int:
     from ..backends import BuildOptions
     from ..build import build
 
-    nonempty(args, "gpu", "llm", "find", "format", "out")
+    nonempty(args, "gpu", "llm", "find", "format", "out", "calibration")
     hardware(project, args)
     names = args.models or project.model_names()
     if not names:
@@ -27,7 +27,7 @@ def cmd_build(args, project: Project, out: Console) -> int:
     formats = [f.strip() for item in args.format for f in item.split(",") if f.strip()]
     if args.format and not formats:
         raise ArgumentError("--format needs a format", None, "formats: json, xlsx, tex, pdf, py")
-    options = BuildOptions(outdir, tuple(args.find), givens(args.given), args.numpy, args.gpu, args.llm)
+    options = BuildOptions(outdir, tuple(args.find), givens(args.given), args.numpy, args.gpu, args.llm, args.calibration)
     progress = (lambda msg: None) if args.json else (lambda msg: out.print(plain(msg)))
     written = build(project, names, formats, options, notify=progress)
     if args.json:

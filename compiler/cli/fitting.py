@@ -10,6 +10,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from ..errors import ArgumentError
+from ..format import fmt
 from ..project import Project, display_path
 from ..textout import plain
 
@@ -48,7 +49,8 @@ def cmd_fit(args, project: Project, out: Console) -> int:
         from ..fit.calibration import as_data
 
         data = as_data(result)
-        data["residual_rows"] = [{"line": r.line, "name": r.name, "measured": r.measured, "predicted": r.predicted, "error_percent": 100 * r.error} for r in result.residuals]
+        for row, r in zip(data["residual_rows"], result.residuals):
+            row["error_percent"] = 100 * r.error
         data["saved"] = display_path(saved) if saved else None
         print(json.dumps(data, indent=2))
         return 0
@@ -80,7 +82,15 @@ def _print(out: Console, model, r, saved) -> None:
     for col in ("line", "measured", "value", "fitted", "error", "roofline", "error "):
         rt.add_column(col, justify="left" if col == "measured" else "right")
     for fitted, ideal in zip(r.residuals, r.roofline):
-        rt.add_row(str(fitted.line), plain(fitted.name), f"{fitted.measured:.4g}", f"{fitted.predicted:.4g}", _pct(fitted.error), f"{ideal.predicted:.4g}", _pct(ideal.error))
+        rt.add_row(
+            str(fitted.line),
+            plain(f"{fitted.name} [{r.units[fitted.name]}]" if r.units.get(fitted.name) else fitted.name),
+            fmt(fitted.measured),
+            fmt(fitted.predicted),
+            _pct(fitted.error),
+            fmt(ideal.predicted),
+            _pct(ideal.error),
+        )
     out.print()
     out.print(rt)
     worst, ideal = Fit.worst(r.residuals), Fit.worst(r.roofline)

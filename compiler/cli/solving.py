@@ -7,7 +7,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from .. import cache  # noqa: F401 - its clock starts before a model is read (an entry records files as they were then)
-from ..backends.json_report import dumps, search_json, solution_json
+from ..backends.json_report import calibration_json, dumps, search_json, solution_json
 from ..display import label
 from ..errors import ArgumentError, ChaincError
 from ..format import fmt
@@ -54,17 +54,17 @@ def cmd_solve(args, project: Project, out: Console) -> int:
 
             remember_solve(project, args, model, q)
         table = _sensitivities(args, project, model, solution, answer, q) if args.sensitivity is not None else None
-    from ..fit.calibration import IDEAL, sentence
+    from ..fit.calibration import of
 
-    said = sentence(calibration, solution) if calibration else IDEAL
+    said = calibration_json(of(calibration, solution) if calibration else None)
     if args.json:
         data = solution_json(solution, answer)
-        data["calibration"] = {"name": calibration["name"], "file": calibration["path"], "note": said} if calibration else {"name": None, "note": said}
+        data.update(said)
         if table is not None:
             data["sensitivity"] = sensitivity_json(model, table)
         print(dumps(data))
         return 0
-    _print_solution(out, solution, answer, args.explain, said)
+    _print_solution(out, solution, answer, args.explain, said["calibration_note"])
     if table is not None:
         _print_sensitivities(out, model, table, answer)
     return 0

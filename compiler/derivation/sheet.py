@@ -181,7 +181,7 @@ def _check(model: Model, o: CheckOutcome) -> CheckView:
     c = o.check
     given = tuple((n, shown(model.variables[n], v)) for n, v in c.given)
     if o.error is not None:
-        return CheckView(c, given, (), None, False, o.error.message)
+        return CheckView(c, given, (), None, o.ok, o.error.message, (), o.written_for)
     expected = tuple(Expected(e.label.replace(" -> ", ": "), e.written, shown(model.variables[e.name], e.got), e.ok) for e in o.expected)
     relations = _relations(model, o) if c.that is not None else ()
     return CheckView(c, given, expected, o.that_ok, o.ok, "", relations, o.written_for)
@@ -272,10 +272,11 @@ def sheet(report: Report, sweeps: bool = True) -> Sheet:
         vals = tuple((n, p.latex, p.description, shown(p, s.values[n])) for n, p in sorted(model.params.items()) if p.source == alias)
         catalog.append(CatalogUse(alias, other.name, other.title, vals))
     inputs = []
+    fitted = {f.name for f in report.calibration.fitted} if report.calibration is not None else set()
     for n, v in model.variables.items():
         if n not in s.known:
             continue
-        source = "given" if n in s.given else "default"
+        source = "calibrated" if n in fitted else "given" if n in s.given else "default"
         if v.default is not None and v.default.is_Symbol and v.default.name in model.params:
             source = v.default.name
         inputs.append(Input(n, v.description, shown(v, s.values[n], v.digits), source))

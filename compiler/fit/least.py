@@ -168,7 +168,7 @@ def residuals(p: Problem, rows, x, cache) -> list[Residual]:
             raise located(p.data, row, e) from None
         for n in p.measured:
             f = float(p.model.variables[n].factor)
-            out.append(Residual(row.line, n, seen[n] / f, got[n] / f, got[n] / seen[n] - 1))
+            out.append(Residual(row.line, n, seen[n] / f, got[n] / f, got[n] / seen[n] - 1, row.cells.get("note", "")))
     return out
 
 
@@ -193,7 +193,8 @@ def fit(model, data: Data, free, project, bounds=None, measured=None, holdout: f
         xt, _, _ = _solve(p, train, x0, cache)
         held = residuals(p, [r for i, r in enumerate(data.rows) if i in hold], [f.value for f in xt], cache)
     ran = {kind: sorted({row.cells.get(kind) for row in data.rows} - {None, ""}) for kind in CHOICES}  # what the rows name, and only that
-    return Fit(model.name, data.path, len(data.rows), p.measured, fitted, tuple(res), tuple(roofline), tuple(held), holdout, dict(data.meta), nfev, ran)
+    units = {n: model.variables[n].unit for n in p.measured}
+    return Fit(model.name, data.path, len(data.rows), p.measured, fitted, tuple(res), tuple(roofline), tuple(held), holdout, dict(data.meta), nfev, ran, units)
 
 
 def _solve(p: Problem, rows, x0, cache):

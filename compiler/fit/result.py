@@ -12,6 +12,7 @@ class Residual:
     measured: float  # display unit of the variable
     predicted: float
     error: float  # predicted / measured - 1
+    note: str = ""  # the row's note column, for the reader of a residual table
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Fit:
     meta: dict = field(default_factory=dict)
     evaluations: int = 0
     hardware: dict = field(default_factory=dict)  # 'gpu'/'llm' -> the catalog ids the rows name (a row that names none, with its sizes as columns, claims no entry)
+    units: dict = field(default_factory=dict)  # measured variable -> its display unit
 
     @staticmethod
     def mape(rs) -> float | None:

@@ -42,6 +42,9 @@ commands compared in a row run interleaved, in alternating order, round by round
   --numpy`, and this process times the modules it wrote with bench_python.py's
   functions (generated against hand-written, alternating rounds; NumPy calls, median;
   goodput_np.max_batch over 1,000 targets, the vectorised question rule, n = 21).
+- the fit (bench_fit.py): `chainc fit goodput --data <this checkout's
+  measurements/trtllm-0.6.1-h100-fp8-decode.csv> --free bandwidth_efficiency --holdout 0.3 --json`,
+  median wall time; n/a for a baseline without `fit`.
 
 Nothing is asserted: the last column says whether each target is met.
 """
@@ -485,6 +488,12 @@ class Bench:
             )
         )
 
+    # --- chainc fit (issue 20) ---
+    def fit(self) -> None:
+        from bench_fit import fit_row
+
+        fit_row(self, ROOT, median_rounds, med, secs, ratio, yes, Row)
+
 
 def text_of(path: Path) -> str:
     return path.read_text(encoding="utf-8")
@@ -521,7 +530,7 @@ def _exponent(walls: dict[int, float | None]) -> tuple[float | None, str]:
     return slope, "" if not why else f"{sizes[0]:,} to {sizes[-1]:,}; " + "; ".join(why)
 
 
-GROUPS = ("synthetic", "hol", "goodput", "check_build", "generated", "search")
+GROUPS = ("synthetic", "hol", "goodput", "check_build", "generated", "search", "fit")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -16,6 +16,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.hyperlink import Hyperlink
 
+from ...calibrated import IDEAL
 from ...numbers import exact
 from . import xl
 from .cells import (
@@ -138,6 +139,15 @@ class Fixed(Row):
         return r, self.col, f"{get_column_letter(self.col)}{r}"
 
 
+def _calibration_text(reports) -> str:
+    """What the numbers are: each calibrated chain's calibration, and that the others are an ideal machine."""
+    calibrated = [r for r in reports if r.calibration is not None]
+    if not calibrated:
+        return "Every chain is " + IDEAL + "."
+    said = " ".join(f"{r.model.name} is {r.calibration.sentence}." for r in calibrated)
+    return said + (" Every other chain is " + IDEAL + "." if len(calibrated) < len(reports) else "")
+
+
 def write_cover(book, ws, reports, requested: set, titles: dict, catalog) -> None:
     from ... import __version__
 
@@ -156,6 +166,7 @@ def write_cover(book, ws, reports, requested: set, titles: dict, catalog) -> Non
          "takes the boundary or the domain's edge and rounds to the step on the safe side. When no value meets the condition the answer is #N/A and the cell beside it says why. "
          "The workings are in folded rows below the questions."),
         ("Checks", "Each check puts its expected value beside the computed one; the status turns green when they agree within the tolerance, red when not."),
+        ("Calibration", _calibration_text(reports)),
         ("Generator", f"chainc {__version__}"),
     ]  # fmt: skip
     row = 3

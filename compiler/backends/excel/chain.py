@@ -16,6 +16,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.hyperlink import Hyperlink
 
 from ... import lower
+from ...calibrated import UNCALIBRATED
 from ...numbers import exact
 from . import domains as D
 from . import xl, xlcalc
@@ -94,9 +95,17 @@ class Chain:
                     title = self.book.titles.get((kind, entry_id), entry_id)
                     if title not in names:
                         names.append(title)
+        calibration = self.report.calibration
+        if calibration is not None:  # the expected numbers are the ideal machine's: they apply once the fitted inputs are cleared
+            for f in calibration.fitted:
+                cell = self.book.manifest.cells[(self.model.name, "input", f.name)][1]
+                tests.append(xl.op("=", xl.Cell("$" + cell, f.value), xl.Str("")))
         if not tests:
             return None, ""
-        return (tests[0] if len(tests) == 1 else xl.fn("AND", *tests)), " with ".join(names)
+        hardware = " with ".join(names)
+        if calibration is not None:
+            hardware = f"{UNCALIBRATED} on {hardware}" if hardware else UNCALIBRATED
+        return (tests[0] if len(tests) == 1 else xl.fn("AND", *tests)), hardware
 
     def feeding(self) -> list:
         """This chain and every chain whose cells it reads, each once."""
@@ -132,6 +141,9 @@ class Chain:
         sh.text(3, 1, f"Source: {self.report.source}   (back to the Cover sheet)", font=GREY_FONT)
         ws.cell(row=3, column=1).hyperlink = Hyperlink(ref="A3", location="Cover!A1")
         ws.freeze_panes = "A4"
+        # what the numbers are, under the title where a reader looks: calibrated to measured runs, or an ideal machine
+        said = self.report.calibration_text
+        sh.long(4, 1, 9, said[0].upper() + said[1:] + ("; its fitted values are typed in the inputs below" if self.report.calibration else ""), font=NOTE_FONT)
         row = self.hardware(5)
         self.parameters()
         row = self.inputs(row)
@@ -204,6 +216,7 @@ class Chain:
         sol = self.report.solution
         given = dict(self.report.given)
         defaults = {a.name: a for a in lower.defaults(m)}
+        fitted = {f.name for f in self.report.calibration.fitted} if self.report.calibration else set()
         sh.section(row, "Inputs")
         sh.long(row, 4, 13, "type a value in the yellow column; leave it empty to use the default", font=NOTE_FONT)
         sh.header(row + 1, ["name", "value used", "unit", "your value", "default", "description"], span=13)
@@ -219,7 +232,7 @@ class Chain:
             shown = _display(sol.values[n], f)
             fmt = number_format(shown, integer=var.domain.integer, digits=var.digits, exact=var.default.is_number)
             sh.text(row, 1, n, font=BOLD)
-            desc = var.description
+            desc = var.description + (f"  [calibrated ({self.report.calibration.name}): clear your value for the uncalibrated default]" if n in fitted else "")
             if var.default.is_number:
                 default = sh.number(row, 5, _display(exact(var.default), f), fmt)
                 dnode = xl.Cell(f"$E{row}", default.value)

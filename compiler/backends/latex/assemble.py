@@ -21,6 +21,7 @@ from ...errors import OutputError
 from ...format import fmt
 from ...results import CatalogReport, Report
 from .. import BuildOptions, write_atomic
+from .calibration import calibration_view
 from .compile import Compiled, compile_documents, tools_or_unavailable
 from .escape import Tex, pdf_text, prose
 from .views import sheet_view
@@ -59,7 +60,7 @@ def environment() -> jinja2.Environment:
 def sheet_body(env: jinja2.Environment, report: Report) -> tuple[str, dict[str, bytes]]:
     """One model's sheet as the template renders it (what <model>.tex and derivations.tex hold), and its figures."""
     from ..frontier import frontier_bytes
-    from ..plot import figure_bytes, movers_bytes
+    from ..plot import calibration_bytes, figure_bytes, movers_bytes
 
     m = report.model
     s = sheet(report)
@@ -86,7 +87,13 @@ def sheet_body(env: jinja2.Environment, report: Report) -> tuple[str, dict[str, 
             rel = f"figures/{m.name}-{sv.search.name}-frontier.pdf"
             files[rel] = frontier_bytes(m, sv.chosen, "pdf", sv.hardware)
             charts[sv.search.name] = (rel, frontier_caption(sv))
-    return env.get_template("sheet.tex.j2").render(s=sheet_view(m, s, figures, movers, charts)), files
+    fit = None
+    if report.calibration is not None and report.calibration.rows:  # measured against predicted, from the recorded rows
+        fit = f"figures/{m.name}-calibration.pdf"
+        files[fit] = calibration_bytes(report.calibration, "pdf", report.calibration.measured_on)  # the runs' hardware, not the sheet's
+    view = sheet_view(m, s, figures, movers, charts)
+    view["calibration"] = calibration_view(report.calibration, fit)
+    return env.get_template("sheet.tex.j2").render(s=view), files
 
 
 def frontier_caption(sv) -> str:

@@ -12,6 +12,7 @@ import re
 
 import sympy as sp
 
+from ...calibrated import UNCALIBRATED
 from ...derivation import LITERALS, CheckView, Sheet, Shown
 from ...format import fmt
 from ...ir import Model
@@ -92,7 +93,7 @@ def _rows(model: Model, c: CheckView, printer: SheetPrinter) -> list[dict]:
             }
         )
     if c.error:
-        rows.append({"error": latex_escape(c.error), "verdict": Tex(r"\chainbad")})
+        rows.append({"error": latex_escape(c.error), "verdict": Tex(r"\chainbad" if c.applies else r"\chainref")})
     for k, row in enumerate(rows):
         row["about"] = _about(model, c) if k == 0 else Tex("")
         row.setdefault("error", None)
@@ -114,6 +115,7 @@ def checks_view(model: Model, s: Sheet) -> dict:
         # the text columns share what the numbers leave of the line (12 column gaps of 4 pt): 1,605,636,096 fits beside 1.288e10
         "rest": Tex(rf"(\linewidth-{numbers:.1f}em-48pt)"),
         "references": refs[0] if refs else "",
+        "calibrated": bool(refs) and refs[0].startswith(UNCALIBRATED),  # references beside calibrated values, not other hardware
         "hardware": s.hardware_text,
         "any": bool(cells),
         "source": f" ({latex_escape(model.expected_from)})" if model.expected_from else "",  # ' (the card)': where the numbers come from

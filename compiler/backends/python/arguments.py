@@ -25,9 +25,12 @@ class Arguments:
         m = mn.model
         items = [f"{mn.variables[n]}: {self.typ} = {number(exact(v) / exact(m.variables[n].factor))}" for n, v in positional]
         keywords = [f"{k}: str = {k.upper()}" for k in mn.kinds()]
+        calibrated = dict(mn.report.given) if mn.report.calibration is not None else {}  # its fitted values are the defaults
         for n in inputs:
             var = m.variables[n]
-            if var.choices:  # a name (lookups.py)
+            if n in calibrated and not var.choices:
+                keywords.append(f"{mn.variables[n]}: {self.typ} = {number(exact(calibrated[n]) / exact(var.factor))}")
+            elif var.choices:  # a name (lookups.py)
                 keywords.append(f"{mn.variables[n]}: {self.typ if self.numpy else 'str'} = {literal(var.choices[int(var.default) - 1])}")
             elif var.default.free_symbols:
                 keywords.append(f"{mn.variables[n]}: {self.typ} | None = None")

@@ -226,7 +226,11 @@ class Module(Arguments):
             "Arguments and results are in each variable's display unit (see the docstrings);",
             "catalog values are in the catalog's field units. Inside, values are in base units.",
         ]
-        return "\n".join(docstring_text(x) for x in [comment(m.title), "", *about, *([""] if about else []), *notes])
+        # what the numbers are: calibrated to measured runs (its fitted values are the defaults), or an ideal machine
+        report = self.ctx.report
+        said = report.calibration_text + (". Each fitted value is its input's default here." if report.calibration is not None else ".")
+        said = textwrap.wrap(comment(said[0].upper() + said[1:]), 88, break_on_hyphens=False, break_long_words=False)
+        return "\n".join(docstring_text(x) for x in [comment(m.title), "", *about, *([""] if about else []), *notes, "", *said])
 
     def constant_names(self) -> list[str]:
         out = []
