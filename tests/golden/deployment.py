@@ -1712,11 +1712,11 @@ def _solve_deployment(
     try:
         tpot = step_time + prefill_time * (-1 + batch) / output_tokens
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "tpot", "line 289: tpot = (step_time + (batch - 1) * prefill_time * 1[token] / output_tokens) / 1[token]") from None
+        raise _failed(e, "tpot", "line 289: tpot = step_time / 1[token] + (batch - 1) * prefill_time / output_tokens") from None
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 289: tpot = (step_time + (batch - 1) * prefill_time * 1[token] / output_tokens) / 1[token]")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 289: tpot = step_time / 1[token] + (batch - 1) * prefill_time / output_tokens")
     if output_tokens == 0:
-        raise ChainError("division by zero in line 289: tpot = (step_time + (batch - 1) * prefill_time * 1[token] / output_tokens) / 1[token]", "the divisor output_tokens is 0 here")
+        raise ChainError("division by zero in line 289: tpot = step_time / 1[token] + (batch - 1) * prefill_time / output_tokens", "the divisor output_tokens is 0 here")
     try:
         replica_rate = batch / (prefill_time + output_tokens * tpot)
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -1976,7 +1976,7 @@ def _boundary_max_batch_latency(
             "the divisor bandwidth * bandwidth_efficiency is 0 here",
         )
     if output_tokens == 0:
-        raise ChainError("division by zero in line 289: tpot = (step_time + (batch - 1) * prefill_time * 1[token] / output_tokens) / 1[token]", "the divisor output_tokens is 0 here")
+        raise ChainError("division by zero in line 289: tpot = step_time / 1[token] + (batch - 1) * prefill_time / output_tokens", "the divisor output_tokens is 0 here")
     try:
         gpu_bytes = (weight_bytes + batch * full_context * kv_bytes_per_token) / tp
     except (ArithmeticError, ValueError, TypeError) as e:
@@ -2259,11 +2259,11 @@ def _boundary_max_batch_memory(
     try:
         tpot = step_time + prefill_time * (-1 + batch) / output_tokens
     except (ArithmeticError, ValueError, TypeError) as e:
-        raise _failed(e, "tpot", "line 289: tpot = (step_time + (batch - 1) * prefill_time * 1[token] / output_tokens) / 1[token]") from None
+        raise _failed(e, "tpot", "line 289: tpot = step_time / 1[token] + (batch - 1) * prefill_time / output_tokens") from None
     if not 0 < tpot < math.inf:
-        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 289: tpot = (step_time + (batch - 1) * prefill_time * 1[token] / output_tokens) / 1[token]")
+        raise _outside(tpot, 0.001, "tpot", "ms/token", "positive", "line 289: tpot = step_time / 1[token] + (batch - 1) * prefill_time / output_tokens")
     if output_tokens == 0:
-        raise ChainError("division by zero in line 289: tpot = (step_time + (batch - 1) * prefill_time * 1[token] / output_tokens) / 1[token]", "the divisor output_tokens is 0 here")
+        raise ChainError("division by zero in line 289: tpot = step_time / 1[token] + (batch - 1) * prefill_time / output_tokens", "the divisor output_tokens is 0 here")
     try:
         replica_rate = batch / (prefill_time + output_tokens * tpot)
     except (ArithmeticError, ValueError, TypeError) as e:
