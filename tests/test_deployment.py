@@ -2,9 +2,10 @@
 
 Every (GPU, TP degree, batch) is tried in plain Python over the catalog's YAML values (read with
 `yaml`, not chainc), in exact fractions, with the chain's formulas spelled out again here: the largest
-batch that meets the TPOT target and fits (every batch from 1 up, no monotony assumed), the replicas
-the load needs, the TTFT, the cost; then the cheapest configuration, the ranked table and the
-frontier's set of points must be chainc's.
+batch that meets the TPOT target and fits (every batch from 1 until the KV cache no longer fits, the
+TPOT tested at each: no monotony assumed), the replicas the load needs, the TTFT, the cost; then the
+cheapest configuration, the ranked table, why each other configuration fails and the frontier's set
+of points must be chainc's.
 """
 
 from __future__ import annotations
