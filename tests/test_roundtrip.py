@@ -28,6 +28,11 @@ NOT_INVERTIBLE = {
     ("tensor-parallel", "kv_heads"): "it appears only in the remainder kv_heads % tp, and many head counts leave the same remainder",
     ("quantization", "kv_dtype"): "bf16 and fp16 are both 16 bits: a KV size at 16 bits names neither, and the round trip moves fp8 to fp16",
     ("tensor-parallel", "largest_tp"): "it appears only in the remainder largest_tp % tp, and many values leave the same remainder",
+    ("deployment", "kv_heads"): "it appears only in the remainder kv_heads % tp, and many head counts leave the same remainder",
+    ("deployment", "arrival_rate"): (
+        "it enters as replicas = ceil(arrival_rate / replica_rate), and every value that reads it depends on the rate per replica alone"
+        " (or is a step): 13.7 requests/s on 2 replicas and 6.85 on 1 give the same load, prefill wait, TTFT and cost per token"
+    ),
 }
 
 

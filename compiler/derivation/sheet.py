@@ -182,9 +182,16 @@ def _check(model: Model, o: CheckOutcome) -> CheckView:
     given = tuple((n, shown(model.variables[n], v)) for n, v in c.given)
     if o.error is not None:
         return CheckView(c, given, (), None, o.ok, o.error.message, (), o.written_for)
-    expected = tuple(Expected(e.label.replace(" -> ", ": "), e.written, shown(model.variables[e.name], e.got), e.ok) for e in o.expected)
+    expected = tuple(Expected(e.label.replace(" -> ", ": "), e.written, _got(model, e), e.ok) for e in o.expected)
     relations = _relations(model, o) if c.that is not None else ()
     return CheckView(c, given, expected, o.that_ok, o.ok, "", relations, o.written_for)
+
+
+def _got(model: Model, e) -> Shown:
+    """What a check found: a variable's value, or the catalog entry a search's best configuration chose (gpu: b200), a label."""
+    if e.name in model.variables:
+        return shown(model.variables[e.name], e.got)
+    return Shown(str(e.got), "", 0.0, label=True)
 
 
 _OPS = {sp.Ge: ">=", sp.Le: "<=", sp.Gt: ">", sp.Lt: "<", sp.Eq: "==", sp.Ne: "!="}

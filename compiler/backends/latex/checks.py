@@ -67,7 +67,7 @@ def _rows(model: Model, c: CheckView, printer: SheetPrinter) -> list[dict]:
         got = _in_unit(e.got, e.written, model, name)
         rows.append(
             {
-                "quantity": Tex(f"${symbol_tex(model.variables[name])}$"),
+                "quantity": Tex(f"${symbol_tex(model.variables[name])}$" if name in model.variables else latex_escape(name)),  # gpu: a search's chosen entry
                 "expected": s_cell(_written_number(e.written)),
                 "computed": s_cell(got.text),
                 "unit": Tex(unit_tex(got.unit)),
