@@ -91,7 +91,7 @@ def write_choice(ss) -> None:
             X.append(keys[0])
             Y.append(keys[1])
         G.append(ss.put(r, c + 1 + len(keys), xl.fn("IF", xl.op("=", has, n(1)), xl.op("*", n(signs[0]), row_goals[0]), n(0))))
-        describe.append(ss.put(r, c + 2 + len(keys), _describe(ss, i, scope)))
+        describe.append(ss.put(r, c + 2 + len(keys), _describe(ss, i, r, scope)))
         ss.tail_col = c + 3 + len(keys)
     c0 = ss.row_tail[0][0]
     ss.cols.update({"feasible": c0, **{f"key: {g.name}": c0 + 1 + k for k, g in enumerate(s.goals)}, "goal key (binding)": c0 + 1 + len(s.goals), "configuration": c0 + 2 + len(s.goals)})
@@ -120,17 +120,17 @@ def write_choice(ss) -> None:
         sh.text(ss.grid_head, c, key, font=GREY_FONT)
 
 
-def _describe(ss, i: int, scope):
-    """Chosen.describe, live: the row's configuration and inner answers."""
+def _describe(ss, i: int, r: int, scope):
+    """Chosen.describe, live: the row's configuration and what it found (inner answers, the free variable)."""
     s, parts = ss.search, []
     for axis in s.over:
         if axis.catalog:
             parts.append(concat(xl.Str(f"{axis.name} = "), scope.slots[f"#{axis.name}"][0]))
         else:
             parts.append(_text(ss, axis.name, scope.slots[axis.name][0]))
-    for var in ss.inner_names():
-        answer = scope.slots[var][0]
-        parts.append(xl.fn("IF", xl.fn("ISNUMBER", answer), _text(ss, var, answer), xl.Str(f"{var}: none")))
+    for var in ss.inner_names():  # the row's own column: a number, or 'none'
+        found = xl.Cell(f"${get_column_letter(ss.col_inner[var])}${r}", ss.book.cached.get((ss.sheet.ws.title, f"{get_column_letter(ss.col_inner[var])}{r}")))
+        parts.append(xl.fn("IF", xl.fn("ISNUMBER", found), _text(ss, var, found), xl.Str(f"{var}: none")))
     out = []
     for k, p in enumerate(parts):
         out += [xl.Str(", "), p] if k else [p]
@@ -178,6 +178,7 @@ def _ranked(ss, F, K, ranges) -> None:
         sh.text(row, 1, name, font=BOLD)
         sh.text(row, 3, _unit(ss, name) if name not in ("gpu", "llm") else "")
         what = "the goal: " + s.goals[0].seek if name == s.goals[0].name else ("found by question " + dict(s.inner)[name] if name in dict(s.inner) else "")
+        what = "its best value over its range (golden-section; the rows below the configurations)" if name == s.free else what
         sh.long(row, 4, ss.last_col, f"at the best configuration{': ' + what if what else ''}", font=GREY_FONT)
         ss.best_cells[name] = cell
         ss.exports[name] = xl.Cell(f"{here}$B${row}", cell.value)
@@ -209,10 +210,7 @@ def _ranked(ss, F, K, ranges) -> None:
     total = len(F)
     feasible = xl.fn("SUM", ranges["F"])
     goal = s.goals[0]
-    found = concat(
-        index(ranges["describe"], best),
-        xl.Str(": "),
-        _text(ss, goal.name, ss.best_cells[goal.name]),
+    among = [
         xl.Str(f" ({goal.seek} of "),
         feasible,
         xl.Str(" configuration"),
@@ -220,10 +218,13 @@ def _ranked(ss, F, K, ranges) -> None:
         xl.Str(" that meet"),
         xl.fn("IF", xl.op("=", feasible, n(1)), xl.Str("s"), xl.Str("")),
         xl.Str(" the conditions)"),
-        *_placement(ss, ranges["F"], best),
-        xl.Str("; "),
-        bound,
-    )
+    ]
+    if not s.over:  # a free variable alone: one configuration, its range searched
+        among = [xl.Str(f" ({goal.seek} over {s.free}'s range)")]
+    where = []
+    if s.free:
+        where = [xl.Str(f"; {s.free} "), index(ss.rng(ss.cols[f"{s.free}: where"], [x.value for x in ss.where_cells]), best)]
+    found = concat(index(ranges["describe"], best), xl.Str(": "), _text(ss, goal.name, ss.best_cells[goal.name]), *among, *_placement(ss, ranges["F"], best), *where, xl.Str("; "), bound)
     sentence = xl.fn("IF", xl.fn("ISNUMBER", best), found, concat(xl.Str(f"no configuration meets the conditions ({total} searched)"), nearest))
     _sentence(ss, sentence_row, sentence)
     _table(ss, table_at, rank_range, ranges, s.show, "Ranked: the best configurations", "rank")

@@ -13,8 +13,9 @@ Each row is what compiler/choosing.py computes for one configuration, in cells:
 
 choice.py prints the runtime's rule (compiler/runtime/choose.py) over these rows: the rank, the best
 configuration, the ranked table, the binding condition, the frontier. A search the workbook cannot lay
-out (too many configurations, a free variable optimised per configuration, an inner question or a
-program no row of formulas holds) is the solver's answer in fixed cells, with a located build note.
+out (too many configurations, a free variable optimised beside inner questions, an inner question or a
+program no row of formulas holds) is the solver's answer in fixed cells, with a located build note. A free
+variable's optimum at each configuration is laid out by optimum.py.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from . import choice, xl, xlcalc
 from .cells import BOLD, GREY_FONT, TITLE_FONT, WRAP, Sheet, number_format
 from .emit import Emitter, Row, admits, live
 from .inner import Answered, AtRow
+from .optimum import Optimum
 from .printer import Printer
 from .question import QuestionCells, concat, shown
 
@@ -82,8 +84,8 @@ class SearchSheet:
         if len(pc.configs) > most:
             lim = LIMITS["workbook_configurations"]
             return f"its {len(pc.configs):,} configurations are more than the workbook lays out ({most:,}: the limit workbook_configurations, {lim.env})"
-        if s.free:
-            return f"{s.free} is optimised at each configuration by a golden-section search, which the workbook does not lay out"
+        if s.free and s.inner:
+            return f"{s.free} is optimised at each configuration by a golden-section search, and its inner questions would be answered at every point of it"
         found = self.programs()
         if found is None:
             return "no configuration's catalog entry has every value the model reads"
@@ -134,7 +136,8 @@ class SearchSheet:
         return f"{s.goals[0].seek} {s.goals[0].name}"
 
     def inner_names(self) -> list[str]:
-        return [v for v, _ in self.search.inner]
+        """What each row finds: the inner questions' variables, and the free variable last (Chosen.inner_names)."""
+        return [v for v, _ in self.search.inner] + ([self.search.free] if self.search.free else [])
 
     def layout(self) -> None:
         """Where each column and section goes: the choice at the top, the rows below it, the inner workings last."""
@@ -161,6 +164,7 @@ class SearchSheet:
         self.inner_cells: dict = {}  # (row, variable) -> (its answer cell, its message cell, the question)
         self.miss: list = []  # per row: its shortfall cell (runtime/choose.closest reads them)
         self.failed_cells: list = []  # per row: what failed first
+        self.where_cells: list = []  # per row, with a free variable: where its optimum lies
         self.row_tail: list = []  # per row: (its next free column, its has-values cell, its scope): choice.py goes on there
 
     def rng(self, col: int, values) -> xl.Range:
@@ -201,6 +205,16 @@ class SearchSheet:
         self.workings = self.last + 2
         for i in range(len(pc.configs)):
             self._inner(i)
+        self.free_cells: dict = {}  # row -> the free variable's Optimum (its x, whether a point had a value, where)
+        for i in range(len(pc.configs)) if s.free else ():
+            if i == 0:
+                sh.section(self.workings, f"The best {s.free} at each configuration: runtime/choose.optimum's scan and golden-section steps (folded rows)")
+                self.workings += 1
+            scope, _ = self.scopes[i]
+            opt = Optimum(self, i, scope)
+            self.workings = opt.write(self.workings)
+            scope.slots[s.free] = (opt.x, exact(m.variables[s.free].factor))
+            self.free_cells[i] = opt
         for i in range(len(pc.configs)):
             self._model(i)
         for key, c in self.cols.items():
@@ -281,11 +295,17 @@ class SearchSheet:
         sh, s, pc, chosen = self.sheet, self.search, self.pc, self.chosen
         title, r = sh.ws.title, self.first + i
         scope, tests = self.scopes[i]
-        inner = [self.inner_cells[(i, v)] for v in self.inner_names()]
-        for (answer, _, _), var in zip(inner, self.inner_names()):
+        names = [v for v, _ in s.inner]
+        inner = [self.inner_cells[(i, v)] for v in names]
+        for (answer, _, _), var in zip(inner, names):
             c = self.col_inner[var]
             self.put(r, c, xl.fn("IF", xl.fn("ISNUMBER", answer), answer, xl.Str("none")), answer.value if not isinstance(answer.value, xl.XError) else "none", self.chain.formats.get(var))
             self.book.manifest.cells[self.key("row", i, var)] = (title, f"{letter(c)}{r}")
+        if s.free:  # the optimum's x, or none where no point of the range has a value (the row is then at its middle)
+            opt, c = self.free_cells[i], self.col_inner[s.free]
+            x = chosen.inner[len(names)][i]
+            self.put(r, c, xl.fn("IF", opt.has, opt.x, xl.Str("none")), float(x / exact(self.model.variables[s.free].factor)) if x is not None else "none", self.chain.formats.get(s.free))
+            self.book.manifest.cells[self.key("row", i, s.free)] = (title, f"{letter(c)}{r}")
         values = {g.name: chosen.goals[k][i] for k, g in enumerate(s.goals) if chosen.goals[k][i] is not None}
         target = Row(sh, r, self.program_col)
         em = Emitter(sh, self.at.program, scope, target, self.chain.factor, values, formats=self.chain.formats)
@@ -328,7 +348,12 @@ class SearchSheet:
             sh.ws.merge_cells(start_row=r, start_column=self.col_why, end_row=r, end_column=self.last_col)
         self.book.manifest.cells[self.key("row", i, "why")] = (title, f"{letter(self.col_why)}{r}")
         self.book.manifest.cells[self.key("row", i, "failed")] = (title, f"{letter(c)}{r}")
-        self.row_tail.append((c + 1, has, scope))
+        c += 1
+        if s.free:  # where the optimum lies along the free variable's range (the sentence's words for the best row)
+            self.cols[f"{s.free}: where"] = c
+            self.where_cells.append(self.put(r, c, self.free_cells[i].where))
+            c += 1
+        self.row_tail.append((c, has, scope))
 
     def _fails(self, label: str, cmp, left, right, scope):
         """'memory: step_bytes = 92.0285 GB > memory = 80 GB': a failing condition in the solver's words (failing_sides)."""
