@@ -308,3 +308,25 @@ def test_formulas_computes_the_searches_book(book):
                     if not (close(have, want, rel) or (want is None and have in ("", "0.0", 0.0))):
                         wrong.append(f"{ws.title}!{c.coordinate}: formulas {have!r}, chainc {want!r}")
     assert formulas is not None and compared > 3000 and not wrong, "\n".join(wrong[:40])
+
+
+def test_a_frontier_is_drawn_from_live_cells(book):
+    """interactivity's chart: every feasible configuration (x, y) and the frontier's listed places, #N/A where none."""
+    wb = openpyxl.load_workbook(io.BytesIO(book["data"]))
+    cached = openpyxl.load_workbook(io.BytesIO(book["data"]), data_only=True)
+    chosen = book["reports"][0].searches["interactivity"]
+    ws = wb["interactivity"]
+    (chart,) = ws._charts
+    every, line = chart.series
+    assert chart.visible_cells_only is False  # its cells are in hidden helper columns
+
+    def points(series):
+        ys = series.yVal.numRef.f.split("!")[1].replace("$", "")
+        xs = series.xVal.numRef.f.split("!")[1].replace("$", "")
+        cells = lambda ref: [c.value for row in cached["interactivity"][ref] for c in row]  # noqa: E731
+        return [(x, y) for x, y in zip(cells(xs), cells(ys)) if x != "#N/A"]
+
+    want = [(v["per_user"], v["throughput"]) for v in chosen.table()]
+    assert [(pytest.approx(x), pytest.approx(y)) for x, y in want] == points(line)
+    feasible = [(chosen.values(i)["per_user"], chosen.values(i)["throughput"]) for i in range(len(chosen.configs)) if not chosen.why[i]]
+    assert sorted(points(every)) == [(pytest.approx(x), pytest.approx(y)) for x, y in sorted(feasible)]

@@ -21,6 +21,7 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from ...numbers import exact
 from . import xl
 from .cells import BOLD, GREY_FONT, NOTE_FONT, WRAP, number_format
+from .frontier_chart import CHART_ROWS, write_frontier_chart
 from .question import concat, shown
 
 LIST_MIN = 10  # a frontier's listed rows: at least this many (or every row), twice the build's frontier
@@ -50,7 +51,7 @@ def _answer_rows(ss) -> int:
 def height(ss) -> int:
     """Rows from row 5 to the configurations' header: the answer, the ranked table (or the frontier), what binds."""
     s = ss.search
-    listed = _frontier_rows(ss) + 1 if s.frontier else s.show
+    listed = _frontier_rows(ss) + 2 + CHART_ROWS if s.frontier else s.show
     binding = 0 if s.frontier or not ss.pc.conditions else 3 + len(ss.pc.conditions)
     return 2 + _answer_rows(ss) + 1 + 2 + listed + 1 + binding + 1
 
@@ -111,7 +112,7 @@ def write_choice(ss) -> None:
     for g in s.goals:
         ranges[g.name] = ss.rng(ss.col_goal[g.name], [row[k].value for row in goals for k in [s.goals.index(g)]])
     if s.frontier:
-        _frontier(ss, F, X, Y, ranges)
+        _frontier(ss, F, X, Y, ranges, goals)
     else:
         _ranked(ss, F, K, ranges)
     for c in range(ss.helper, ss.tail_col + 1):
@@ -340,7 +341,7 @@ def _table(ss, row: int, placed, ranges, count: int, heading: str, first_label: 
             ss.book.manifest.cells[ss.key("table", k, name)] = (title, f"{get_column_letter(2 + j)}{r}")
 
 
-def _frontier(ss, F, X, Y, ranges) -> None:
+def _frontier(ss, F, X, Y, ranges, goals) -> None:
     sh, s, chosen = ss.sheet, ss.search, ss.chosen
     title = sh.ws.title
     c0 = ss.row_tail[0][0]
@@ -386,13 +387,8 @@ def _frontier(ss, F, X, Y, ranges) -> None:
     _table(ss, table_at, placed, ranges, listed, "The frontier, best x first", "#")
     more = table_at + 2 + listed
     ss.put(more, 1, xl.fn("IF", xl.op(">", count, n(listed)), concat(xl.Str("and "), xl.op("-", count, n(listed)), xl.Str(" more on the frontier: the rows marked yes below")), xl.Str("")))
+    x_col = 2 + len(s.over) + len(ss.inner_names())
+    write_frontier_chart(ss, more + 2, F, goals, (table_at + 2, listed, x_col, x_col + 1))
     here = quote_sheetname(title) + "!"
     ss.exports["#frontier"] = xl.Cell(f"{here}$B${row}", count.value)
     ss.summary = (ss.exports["#frontier"], xl.Cell(f"{here}$B${row + 2}", ss.book.cached.get((title, f"B{row + 2}"))), "")
-
-
-def write_fixed(ss, why: str) -> None:
-    """The Chosen's answer in fixed cells, with a note: the search cannot be laid out live."""
-    from .fixed import write_fixed as write
-
-    write(ss, why)

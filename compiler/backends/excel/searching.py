@@ -33,6 +33,7 @@ from ...numbers import exact
 from . import choice, xl, xlcalc
 from .cells import BOLD, GREY_FONT, TITLE_FONT, WRAP, Sheet, number_format
 from .emit import Emitter, Row, admits, live
+from .fixed import write_fixed
 from .inner import Answered, AtRow
 from .optimum import Optimum
 from .printer import Printer
@@ -123,7 +124,7 @@ class SearchSheet:
             return
         why = self.why_fixed()
         if why is not None:
-            choice.write_fixed(self, why)
+            write_fixed(self, why)
             return
         self.layout()
         self.write_rows()
