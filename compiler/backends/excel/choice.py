@@ -109,8 +109,8 @@ def write_choice(ss) -> None:
     for name in [a.name for a in s.over] + ss.inner_names():
         col = ss.col_axis.get(name) or ss.col_inner[name]
         ranges[name] = ss.rng(col, [sh.ws.cell(row=first + i, column=col).value if name in ss.col_axis else ss.book.cached.get((title, f"{get_column_letter(col)}{first + i}")) for i in range(len(F))])
-    for g in s.goals:
-        ranges[g.name] = ss.rng(ss.col_goal[g.name], [row[k].value for row in goals for k in [s.goals.index(g)]])
+    for k, g in enumerate(s.goals):
+        ranges[g.name] = ss.rng(ss.col_goal[g.name], [row[k].value for row in goals])
     if s.frontier:
         _frontier(ss, F, X, Y, ranges, goals)
     else:

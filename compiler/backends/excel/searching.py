@@ -227,9 +227,10 @@ class SearchSheet:
     def _hardware_names(self):
         """The catalog values (params) the rows read by their own ids, and the inputs whose default is one of them."""
         kinds = set(self.varied())
-        read = set(self.at.program.inputs)
-        for _, pq in self.inner:
-            read |= set(pq.rule.at.inputs) | (set(pq.rule.boundary.inputs) if pq.rule.boundary is not None else set())
+        programs = [self.at.program] + [p for _, pq in self.inner for p in (pq.rule.at, pq.rule.boundary) if p is not None]
+        read = {n for p in programs for n in p.inputs}
+        read |= {n for p in programs for x in p.physical for n in P.refs(x.cond)}  # a probe's limits text reads them too
+        read |= {n for _, _, cmp, guards in self.pc.conditions for e in (cmp, *(x for g in guards for x in g)) for n in P.refs(e)}
         defaults = [a for a in lower.defaults(self.model) if a.name in read and any(self.model.params[p].source in kinds for p in P.refs(a.expr) if p in self.model.params)]
         for a in defaults:
             read |= P.refs(a.expr)
