@@ -117,6 +117,13 @@ LIMITS = {
             "the configurations of one search over configurations (over:), the product of its sets' sizes",
             "search fewer values per axis, or split the search; if it is right, raise the limit, e.g. CHAINC_MAX_CONFIGURATIONS=10000000",
         ),
+        Limit(
+            "workbook_configurations",
+            1_000,
+            "CHAINC_MAX_WORKBOOK_CONFIGURATIONS",
+            "the configurations of one search that the workbook lays out as rows of live formulas (each row ranks itself against every other)",
+            "past it the search's sheet holds the compiler's answer, which does not follow the inputs; search fewer values, or raise the limit, e.g. CHAINC_MAX_WORKBOOK_CONFIGURATIONS=5000 (a row is the model's program and its inner questions' workings; the ranking grows with the square of the rows)",
+        ),
         # tables and sweeps
         Limit("table_rows", 1000, None, "the rows of one table unless it sets max_rows", "set max_rows: on the table (at most 100,000)"),
         Limit("table_rows_max", 100_000, None, "the largest max_rows a table may set", "split the simulation into coarser steps"),

@@ -158,8 +158,8 @@ def report_cells(reports, catalog, manifest) -> dict[tuple, object]:
                     _, _, _, col, i = key
                     want[key] = disp(cols[col], rows[i - 1][col]) if i <= len(rows) else None
         for k, o in enumerate(r.checks):
-            for e in o.expected:
-                want[(m.name, "check", k, e.name)] = disp(m.variables[e.name], e.got)
+            for e in o.expected:  # a search's chosen catalog entry is its id
+                want[(m.name, "check", k, e.name)] = e.got if isinstance(e.got, str) else disp(m.variables[e.name], e.got)
                 want[(m.name, "status", k, e.name)] = "OK" if e.ok else "FAIL"
             if o.that_ok is not None:
                 parts = that_parts(o.check)

@@ -55,16 +55,25 @@ def _with_imports(reports: list[Report]) -> list[Report]:
     return deepest_first(reports, lambda r: [other for _, other in sorted(r.imports.items())], key=lambda r: id(r.model))
 
 
-def _titles(reports: list[Report]) -> dict[str, str]:
+def _titles(reports: list[Report]) -> dict:
+    """Each chain's sheet title (by model name), and each search's ((model, search) -> its name, or 'model.search' cut to 31 characters)."""
     taken, titles = {"COVER", "CATALOG"}, {}
-    for r in reports:
-        title = re.sub(r"[\[\]:*?/\\']", "_", r.model.name)[:31] or "chain"
+
+    def unique(text: str) -> str:
+        title = re.sub(r"[\[\]:*?/\\']", "_", text)[:31] or "chain"
         base, k = title, 1
         while title.upper() in taken:
             k += 1
             title = f"{base[:28]}_{k}"
         taken.add(title.upper())
-        titles[r.model.name] = title
+        return title
+
+    for r in reports:
+        titles[r.model.name] = unique(r.model.name)
+    searched = [name for r in reports for name in r.model.searches]
+    for r in reports:  # a search's sheet follows its chain's: its own name, or 'model.search' where two chains share it
+        for name in r.model.searches:
+            titles[(r.model.name, name)] = unique(name if searched.count(name) == 1 else f"{r.model.name[: max(8, 30 - len(name))]}.{name}")
     return titles
 
 
@@ -80,6 +89,7 @@ def build_workbook(reports: list[Report], catalog: CatalogReport, options: Build
     cover = wb.active
     cover.title = "Cover"
     ranges = write_catalog(book, wb.create_sheet("Catalog"), catalog)
+    book.search_titles = {key: t for key, t in titles.items() if isinstance(key, tuple)}
     chains: dict[str, Chain] = {}
     for r in reports:
         try:

@@ -165,6 +165,9 @@ def write_cover(book, ws, reports, requested: set, titles: dict, catalog) -> Non
         ("Questions", "A question (the largest batch that meets a TPOT target) follows the compiler's answer rule as formulas: it solves the boundary, probes both sides, "
          "takes the boundary or the domain's edge and rounds to the step on the safe side. When no value meets the condition the answer is #N/A and the cell beside it says why. "
          "The workings are in folded rows below the questions."),
+        ("Searches", "A search over configurations (the cheapest GPU and TP degree, the best draft length, a frontier) has a sheet of its own: a row of formulas per configuration "
+         "(its inner questions answered by the same rule, its conditions, its goal, why it fails), the rank, the best configuration, the ranked table and what binds, all live. "
+         "A search the workbook cannot lay out is the compiler's answer in fixed cells, and its sheet says why."),
         ("Checks", "Each check puts its expected value beside the computed one; the status turns green when they agree within the tolerance, red when not."),
         ("Calibration", _calibration_text(reports)),
         ("Generator", f"chainc {__version__}"),
@@ -191,6 +194,8 @@ def write_cover(book, ws, reports, requested: set, titles: dict, catalog) -> Non
     for r in reports:
         name = r.model.name
         rows.append((titles[name], r.model.title + ("" if name in requested else f" (included because {', '.join(users[name])} uses its values)")))
+        for search, s in r.model.searches.items():  # each search's sheet: a row per configuration, the choice live
+            rows.append((titles[(name, search)], f"{name}'s search {search}: {s.ask or 'its configurations, ranked'}"))
     for title, text in rows:
         c = sh.text(row, 1, title)
         c.hyperlink = Hyperlink(ref=c.coordinate, location=f"{quote_sheetname(title)}!A1", display=title)

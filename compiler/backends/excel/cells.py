@@ -104,6 +104,7 @@ class Book:
         self.manifest = Manifest()
         self.problems: list[tuple[Loc | None, str, str]] = []  # (where, what, which statement)
         self.titles: dict[tuple[str, str], str] = {}  # (kind, catalog id) -> its title
+        self.search_titles: dict[tuple[str, str], str] = {}  # (model, search) -> its sheet's title
 
     def define(self, key: str, ws, ref: str) -> str:
         name = self.names.name(key)

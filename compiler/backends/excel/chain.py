@@ -27,6 +27,7 @@ from .emit import Column, Emitter, Scope
 from .physical import write_limits
 from .printer import Printer
 from .question import QuestionCells
+from .search_summary import write_searches
 from .sweep import write_sweep
 from .tables import write_table
 
@@ -150,6 +151,7 @@ class Chain:
         row = self.results(row)
         row = write_limits(self, row)
         row = self.questions(row)
+        row = write_searches(self, row)
         for loop, scope in self.pending:
             row = write_table(self, loop, scope, row)
         if self.report.checks:

@@ -122,7 +122,10 @@ def _check(chain, k: int, o, row: int) -> int:
         want = _display(e.value, f)
         cached = _display(got.got, f)
         fmt = number_format(want if want else cached, integer=var.domain.integer)
-        if check.question and not check.given:
+        if check.question in m.searches and not check.given:  # a search's: its best configuration's cell (search_summary.py)
+            found = chain.scope.resolve(f"?{check.question}#{e.name}")
+            node = found[0] if found is not None else None
+        elif check.question and not check.given:
             node = chain.scope.resolve(f"?{check.question}")[0]
         elif check.question or scope is None:
             node = None
@@ -156,6 +159,21 @@ def _check(chain, k: int, o, row: int) -> int:
         sh.status(row, 6, xl.fn("IFERROR", ok, xl.FALSE), colour=[f"B{row}"], own=own)
         chain.book.manifest.cells[(m.name, "status", k, e.name)] = (title, f"F{row}")
         _about(sh, row, about, about_node)
+        row += 1
+    for kind, want in getattr(check, "entries", ()):  # a search's chosen catalog entry: the id, compared as text
+        got = next(x for x in o.expected if x.name == kind)
+        sh.text(row, 1, got.label, font=BOLD)
+        found = chain.scope.resolve(f"?{check.question}#{kind}") if not check.given else None
+        if found is not None:
+            sh.formula(row, 2, found[0], got.got)
+        else:
+            sh.fixed(row, 2, None, "General", f"question {check.question} at {at}: the compiler's choice at build time, {got.got}")
+        chain.book.manifest.cells[(m.name, "check", k, kind)] = (title, f"B{row}")
+        sh.text(row, 3, want)
+        sh.text(row, 5, "exact")
+        sh.status(row, 6, xl.fn("IFERROR", xl.op("=", xl.Cell(f"$B{row}", got.got), xl.Cell(f"$C{row}", want)), xl.FALSE), colour=[f"B{row}"], own=own)
+        chain.book.manifest.cells[(m.name, "status", k, kind)] = (title, f"F{row}")
+        _about(sh, row, about, xl.Str(about))
         row += 1
     if check.that is not None:
         row = _that(chain, k, o, scope, row, own, hardware, about, at)
