@@ -58,27 +58,16 @@ def decide(pc: PreparedChoose, given: dict, rows: list, exact: tuple = ()) -> Ch
     s = pc.search
     goals = tuple(tuple(None if r.values is None else r.values[g.name] for r in rows) for g in s.goals)
     feasible = [not r.why for r in rows]
-    free_where = ""
-    if s.frontier:
-        order = rule.frontier(goals[0], goals[1], feasible, s.goals[0].seek, s.goals[1].seek)
-        binding = ()
-    else:
-        order = rule.ranked(goals[0], feasible, s.goals[0].seek)
-        best = goals[0][order[0]] if order else None
-        binding = tuple(rule.binding(goals[0], [r.failed for r in rows], best, s.goals[0].seek))
-    closest = None if order else rule.closest([r.miss for r in rows])
-    solution, placement = None, ()
+    order, binding, closest, placement = rule.decide(goals, feasible, [r.failed for r in rows], [r.miss for r in rows], [g.seek for g in s.goals], pc.sizes)
+    solution, free_where = None, ""
     if order and not s.frontier:
-        top = order[0]
-        solution = _solve_row(pc, top, given, rows[top])
-        placement = tuple(rule.placement(top, pc.sizes, goals[0], feasible, s.goals[0].seek))
-        if pc.free:
-            free_where = rows[top].free_where
+        solution = _solve_row(pc, order[0], given, rows[order[0]])
+        free_where = rows[order[0]].free_where if pc.free else ""
     width = len(s.inner) + (1 if s.free else 0)
     inner = tuple(tuple(r.inner[k] if len(r.inner) > k else None for r in rows) for k in range(width))
     return Chosen(
         s, pc.model, pc.configs, goals, inner, tuple(r.why for r in rows), tuple(r.failed for r in rows), tuple(r.miss for r in rows),
-        tuple(order), binding, closest, solution, placement, free_where, exact,
+        tuple(order), tuple(binding), closest, solution, tuple(placement), free_where, exact,
     )  # fmt: skip
 
 
@@ -95,19 +84,8 @@ def _configuration(pc: PreparedChoose, i: int, given: dict) -> _Row:
     if pc.free is None:
         return _at(pc, i, g)
     name, lo, hi = pc.free
-    goal = pc.search.goals[0]
-
-    def f(x):
-        r = _at(pc, i, {**g, name: x})
-        return None if r.why else r.values[goal.name]
-
-    try:
-        x, _, where = rule.optimum(f, lo, hi, goal.seek)
-    except ValueError:  # no point of the range meets every condition: the row says why at its middle
-        r = _at(pc, i, {**g, name: (lo + hi) / 2})
-        r.inner = (*r.inner, None)
-        return r
-    r = _at(pc, i, {**g, name: x})
+    goal = pc.search.goals[0].name
+    x, where, r = rule.optimised(lambda x: _at(pc, i, {**g, name: x}), lambda r: None if r.why else r.values[goal], lo, hi, pc.search.goals[0].seek)
     r.inner, r.free_where = (*r.inner, x), where
     return r
 
@@ -136,22 +114,14 @@ def _at(pc: PreparedChoose, i: int, g: dict) -> _Row:
         row.inner, row.failed, row.why = tuple(answers), "no value", e.message
         return row
     row.inner, row.values = tuple(answers), values
-    misses = []
-    for label, text, cmp, guards in pc.conditions:
-        try:
-            if any(evaluate(when, values) and evaluate(div, values) == 0 for div, when in guards):  # SymPy may have cancelled it
-                raise ZeroDivisionError("division by zero")
-            left, right = evaluate(cmp.left, values), evaluate(cmp.right, values)
-        except (ArithmeticError, ValueError, TypeError) as e:
-            row.failed, row.why, row.miss = label, f"{label}: {text} has no value here ({e})", None
-            return row
-        miss = rule.shortfall(cmp.op, left, right)
-        misses.append(miss)
-        if miss > 0 or not evaluate(cmp, values):
-            if not row.failed:
-                left_text, negated, right_text = failing_sides(pc.model, cmp, values)
-                row.failed, row.why = label, f"{label}: {left_text} {negated} {right_text}"
-    row.miss = max(misses, default=0.0)
+
+    def sides(cmp, guards):
+        if any(evaluate(when, values) and evaluate(div, values) == 0 for div, when in guards):  # SymPy may have cancelled it
+            raise ZeroDivisionError("division by zero")
+        return evaluate(cmp.left, values), evaluate(cmp.right, values)
+
+    tests = [(label, text, cmp.op, lambda c=cmp, g=guards: sides(c, g), lambda _l, _r, c=cmp: failing_sides(pc.model, c, values)) for label, text, cmp, guards in pc.conditions]
+    row.failed, row.why, row.miss = rule.tested(tests)
     return row
 
 
