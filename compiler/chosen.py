@@ -92,7 +92,7 @@ class Chosen:
     def sentence(self) -> str:
         """The answer in one line: the best configuration, its goal, what binds; or why there is none."""
         s = self.search
-        if self.frontier:
+        if self.frontier and self.order:  # an empty frontier is no configuration, below
             return f"{len(self.order)} configurations on the frontier of {s.goals[0].seek} {s.goals[0].name} and {s.goals[1].seek} {s.goals[1].name} ({self.feasible} of {len(self.why)} meet the conditions)"
         if self.best is None:
             near = self.closest is not None
