@@ -12,16 +12,16 @@ import math
 
 def ranked(goal, feasible, seek: str) -> list:
     """The rows where every condition holds, best goal first (ties: the row listed first)."""
-    rows = [i for i, ok in enumerate(feasible) if ok and goal[i] is not None]
-    return sorted(rows, key=lambda i: (goal[i] if seek == "min" else -goal[i], i))
+    kept = [i for i, ok in enumerate(feasible) if ok and goal[i] is not None]
+    return sorted(kept, key=lambda i: (goal[i] if seek == "min" else -goal[i], i))
 
 
 def frontier(xs, ys, feasible, seek_x: str, seek_y: str) -> list:
     """The rows no other feasible row beats (as good on both goals, better on one), best x first."""
     sx, sy = (1 if seek_x == "min" else -1), (1 if seek_y == "min" else -1)
-    rows = sorted((i for i, ok in enumerate(feasible) if ok and xs[i] is not None and ys[i] is not None), key=lambda i: (sx * xs[i], sy * ys[i], i))
+    kept = sorted((i for i, ok in enumerate(feasible) if ok and xs[i] is not None and ys[i] is not None), key=lambda i: (sx * xs[i], sy * ys[i], i))
     out, best_y, last = [], None, None
-    for i in rows:
+    for i in kept:
         key = (sx * xs[i], sy * ys[i])
         if best_y is None or key[1] < best_y or key == last:  # an equal point dominates none: both stay
             out.append(i)
