@@ -347,10 +347,9 @@ def best_draft_tokens(*, gpu: str = GPU, llm: str = LLM, acceptance: float = 0.7
     _hardware = [_at_hardware(_cache, _hardware_best_draft_tokens, (gpu, llm)) for _c in _configs]
     _rows = [None] * len(_configs)
     for _j, _c in enumerate(_configs):
-        if _rows[_j] is None:
-            _tick()
-            (draft_tokens,) = _c
-            _rows[_j] = _config_best_draft_tokens(_hardware[_j], acceptance, draft_tokens, draft_cost, base_tpot, speedup_target)
+        _tick()
+        (draft_tokens,) = _c
+        _rows[_j] = _config_best_draft_tokens(_hardware[_j], acceptance, draft_tokens, draft_cost, base_tpot, speedup_target)
     _fields = _chosen(_configs, _rows, tuple(len(a) for a in _axes), ("best_draft_tokens", 5, (("draft_tokens", 1, True, ""),), (), (("speedup", 1, False, ""),), ("max",), None))
     return Choice(**_fields)
 

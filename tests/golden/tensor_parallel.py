@@ -1251,28 +1251,27 @@ def fastest_tp(
     _hardware = [_at_hardware(_cache, _hardware_fastest_tp, (gpu, llm)) for _c in _configs]
     _rows = [None] * len(_configs)
     for _j, _c in enumerate(_configs):
-        if _rows[_j] is None:
-            _tick()
-            (tp,) = _c
-            _rows[_j] = _config_fastest_tp(
-                _hardware[_j],
-                weight_bytes,
-                kv_bytes_per_token,
-                kv_heads,
-                layers,
-                hidden,
-                activation_bytes,
-                link_bandwidth,
-                bandwidth_efficiency,
-                step_overhead,
-                comm_efficiency,
-                batch,
-                context,
-                tp,
-                tpot_target,
-                decode_bandwidth,
-                decode_memory,
-            )
+        _tick()
+        (tp,) = _c
+        _rows[_j] = _config_fastest_tp(
+            _hardware[_j],
+            weight_bytes,
+            kv_bytes_per_token,
+            kv_heads,
+            layers,
+            hidden,
+            activation_bytes,
+            link_bandwidth,
+            bandwidth_efficiency,
+            step_overhead,
+            comm_efficiency,
+            batch,
+            context,
+            tp,
+            tpot_target,
+            decode_bandwidth,
+            decode_memory,
+        )
     _fields = _chosen(_configs, _rows, tuple(len(a) for a in _axes), ("fastest_tp", 5, (("tp", 1, True, ""),), (), (("tpot", 0.001, False, "ms/token"),), ("min",), None))
     return Choice(**_fields)
 

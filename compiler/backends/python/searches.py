@@ -68,9 +68,10 @@ def search_function(module, fname: str, pc) -> list[str]:
         out.emit("_rows = [None] * len(_configs)")
     out.emit("for _j, _c in enumerate(_configs):")
     out.push()
-    out.emit("if not isinstance(_rows[_j], tuple):  # a row the vectorised run left to the rule at one configuration" if vector else "if _rows[_j] is None:")
-    out.push()
-    if vector is None:
+    if vector is not None:
+        out.emit("if not isinstance(_rows[_j], tuple):  # a row the vectorised run left to the rule at one configuration")
+        out.push()
+    else:
         out.emit("_tick()")
     values = [loc[a.name] if not a.catalog else "_" for a in s.over]
     if any(v != "_" for v in values):
@@ -87,7 +88,8 @@ def search_function(module, fname: str, pc) -> list[str]:
         module.used.add("_row_at")
     else:
         out.call(f"_rows[_j] = {row}", args)
-    out.pop()
+    if vector is not None:
+        out.pop()
     out.pop()
     out.call("_fields = _chosen", ["_configs", "_rows", "tuple(len(a) for a in _axes)", _about(shape)])
     out.emit("return Choice(**_fields)")
@@ -129,7 +131,7 @@ def _hardware_function(module, fname: str, shape: Shape) -> str:
     module.lookups(out, mn, loc, mn.kinds(), numpy=False)  # a value an entry lacks raises, in both flavours
     module.imported(out, mn, loc)
     titles = tuple_text([f"_TITLES[{literal(k)}].get({k}, {k})" for k in mn.kinds()]) if mn.kinds() else "()"
-    out.call("return ", [titles, *(loc[p] for p in shape.params)], "", "(", ")")
+    out.call("return ", [titles, *(loc[p] for p in shape.params)], "", "(", ")" if shape.params else ",)")
     module.private.append(out.lines)
     return name
 
