@@ -308,3 +308,35 @@ def test_every_copied_definition_has_a_name_of_its_own():
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 names.setdefault(node.name, []).append(file)
     assert {n: where for n, where in names.items() if len(where) > 1} == {}
+
+
+HOSTILE = """
+name: hostile
+title: variables named like what a search function calls
+variables:
+  enumerate: {value: 2, values: [1, 2, 4]}
+  isinstance: {value: 3}
+  tuple: {value: 1}
+  h: {}
+  j: {}
+equations:
+  - h = enumerate * isinstance + tuple
+  - j = h / enumerate
+questions:
+  best: {find: enumerate, seek: min j}
+frontiers:
+  both: {x: max h, y: min j, over: {enumerate: [1, 2, 4], isinstance: [1, 3]}}
+"""
+
+
+@pytest.mark.parametrize("numpy", [False, True], ids=["python", "numpy"])
+def test_variables_named_like_what_the_functions_call(tmp_path, numpy):
+    """A variable named enumerate (or isinstance, tuple, j, h) is no builtin or comprehension variable of a search's functions."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "hostile.yaml").write_text(HOSTILE)
+    options = BuildOptions(tmp_path / "out", numpy=True)
+    reports, catalog = reports_for(Project(tmp_path), ["hostile"], options)
+    mod = load(python_backend.build(reports, catalog, "py", options)[1 if numpy else 0])
+    agree(mod.best(), reports[0].searches["best"])
+    agree(mod.both(), reports[0].searches["both"])
+    assert mod.best().best["enumerate"] == 4

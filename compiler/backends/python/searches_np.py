@@ -38,7 +38,7 @@ def vector_function(module, fname: str, shape) -> str:
     out.emit('with np.errstate(all="ignore"):  # a row that fails leaves the arrays, with what fails there')
     out.push()
     out.emit("_out = [None] * len(_configs)")
-    out.emit("_i = np.array([j for j, h in enumerate(_hw) if not isinstance(h, ChainError)], dtype=int)  # the rows whose hardware has every value")
+    out.emit("_i = np.array([_j for _j, _h in enumerate(_hw) if not isinstance(_h, ChainError)], dtype=int)  # the rows whose hardware has every value")
     rows: list[str] = []  # the locals that hold an array over the rows _i
 
     def undecided() -> None:
@@ -62,7 +62,7 @@ def vector_function(module, fname: str, shape) -> str:
         rows += params
     for k, a in enumerate(s.over):
         if not a.catalog:
-            out.emit(f"{loc[a.name]} = np.array([_configs[j][{k}] for j in _i], dtype=float)")
+            out.emit(f"{loc[a.name]} = np.array([_configs[_j][{k}] for _j in _i], dtype=float)")
             rows.append(loc[a.name])
     if shape.defaulted:
         out.emit("_keep = np.ones(_i.shape, dtype=bool)")
