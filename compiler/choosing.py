@@ -73,26 +73,17 @@ def decide(pc: PreparedChoose, given: dict, cols: Columns) -> Chosen:
         for i, r in cols.rows.items():
             cols.goals[k][i] = None if r.values is None else r.values[g.name]
     feasible = [not f for f in cols.failed]
-    if s.frontier:
-        order = rule.frontier(cols.goals[0], cols.goals[1], feasible, s.goals[0].seek, s.goals[1].seek)
-        binding = ()
-    else:
-        order = rule.ranked(cols.goals[0], feasible, s.goals[0].seek)
-        best = cols.goals[0][order[0]] if order else None
-        binding = tuple(rule.binding(cols.goals[0], cols.failed, best, s.goals[0].seek))
-    closest = None if order else rule.closest(cols.misses)
-    solution, placement, free_where = None, (), ""
+    order, binding, closest, placement = rule.decide(cols.goals, feasible, cols.failed, cols.misses, [g.seek for g in s.goals], pc.sizes)
+    solution, free_where = None, ""
     if order and not s.frontier:
-        top = order[0]
-        solution = _solve_row(pc, top, given, [c[top] for c in cols.inner])
-        placement = tuple(rule.placement(top, pc.sizes, cols.goals[0], feasible, s.goals[0].seek))
-        free_where = cols.free_where.get(top, "")
+        solution = _solve_row(pc, order[0], given, [c[order[0]] for c in cols.inner])
+        free_where = cols.free_where.get(order[0], "")
     reasons = Reasons(len(pc.configs), dict(cols.why), lambda i: configuration(pc, i, given).why if cols.failed[i] else "")
     shown = set(order if s.frontier else order[: s.show])
     warned = {i: verdicts(pc.at[pc.hardware[i]].program, r.values) for i, r in cols.rows.items() if i in shown and r.values is not None}
     return Chosen(
         s, pc.model, pc.configs, tuple(tuple(c) for c in cols.goals), tuple(tuple(c) for c in cols.inner), reasons, tuple(cols.failed), tuple(cols.misses),
-        tuple(order), binding, closest, solution, placement, free_where, frozenset(cols.rows), {i: w for i, w in warned.items() if w},
+        tuple(order), tuple(binding), closest, solution, tuple(placement), free_where, frozenset(cols.rows), {i: w for i, w in warned.items() if w},
     )  # fmt: skip
 
 
@@ -111,19 +102,8 @@ def configuration(pc: PreparedChoose, i: int, given: dict) -> Row:
     if pc.free is None:
         return _at(pc, i, g)
     name, lo, hi = pc.free
-    goal = pc.search.goals[0]
-
-    def f(x):
-        r = _at(pc, i, {**g, name: x})
-        return None if r.failed else r.values[goal.name]
-
-    try:
-        x, _, where = rule.optimum(f, lo, hi, goal.seek)
-    except ValueError:  # no point of the range meets every condition: the row says why at its middle
-        r = _at(pc, i, {**g, name: (lo + hi) / 2})
-        r.inner = (*r.inner, None)
-        return r
-    r = _at(pc, i, {**g, name: x})
+    goal = pc.search.goals[0].name
+    x, where, r = rule.optimised(lambda x: _at(pc, i, {**g, name: x}), lambda r: None if r.why else r.values[goal], lo, hi, pc.search.goals[0].seek)
     r.inner, r.free_where = (*r.inner, x), where
     return r
 
@@ -152,21 +132,14 @@ def _at(pc: PreparedChoose, i: int, g: dict) -> Row:
         row.inner, row.failed, row.why = tuple(answers), "no value", e.message
         return row
     row.inner, row.values = tuple(answers), values
-    misses = []
-    for label, text, cmp, guards in pc.conditions:
-        try:
-            if any(evaluate(when, values) and evaluate(div, values) == 0 for div, when in guards):  # SymPy may have cancelled it
-                raise ZeroDivisionError("division by zero")
-            left, right = evaluate(cmp.left, values), evaluate(cmp.right, values)
-        except (ArithmeticError, ValueError, TypeError) as e:
-            row.failed, row.why, row.miss = label, f"{label}: {text} has no value here ({e})", None
-            return row
-        miss = rule.shortfall(cmp.op, left, right)
-        misses.append(miss)
-        if (miss > 0 or not evaluate(cmp, values)) and not row.failed:
-            left_text, negated, right_text = failing_sides(pc.model, cmp, values)
-            row.failed, row.why = label, f"{label}: {left_text} {negated} {right_text}"
-    row.miss = max(misses, default=0.0)
+
+    def sides(cmp, guards):
+        if any(evaluate(when, values) and evaluate(div, values) == 0 for div, when in guards):  # SymPy may have cancelled it
+            raise ZeroDivisionError("division by zero")
+        return evaluate(cmp.left, values), evaluate(cmp.right, values)
+
+    tests = [(label, text, cmp.op, lambda c=cmp, g=guards: sides(c, g), lambda _l, _r, c=cmp: failing_sides(pc.model, c, values)) for label, text, cmp, guards in pc.conditions]
+    row.failed, row.why, row.miss = rule.tested(tests)
     return row
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .format import fmt
 from .numbers import in_unit
+from .runtime.choose import nothing
 
 if TYPE_CHECKING:
     from .ir import Choose
@@ -113,11 +114,11 @@ class Chosen:
     def sentence(self) -> str:
         """The answer in one line: the best configuration, its goal, what binds; or why there is none."""
         s = self.search
-        if self.frontier:
+        if self.frontier and self.order:  # an empty frontier is no configuration, below
             return f"{len(self.order):,} configurations on the frontier of {s.goals[0].seek} {s.goals[0].name} and {s.goals[1].seek} {s.goals[1].name} ({self.feasible:,} of {len(self.why):,} meet the conditions)"
         if self.best is None:
-            near = f"; the closest is {self.describe(self.closest)}: {self.why[self.closest]}" if self.closest is not None else ""
-            return f"no configuration meets the conditions ({len(self.why)} searched){near}"
+            near = self.closest is not None
+            return nothing(len(self.why), self.describe(self.closest) if near else "", self.why[self.closest] if near else "")
         g = s.goals[0]
         n = self.feasible
         among = f"{g.seek} of {n:,} configuration{'s' if n != 1 else ''} that meet{'s' if n == 1 else ''} the conditions" if s.over else f"{g.seek} over {s.free}'s range"

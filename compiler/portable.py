@@ -17,7 +17,7 @@ from .compare import PreparedCheck
 from .errors import Loc
 from .execute import Prepared, PreparedQuestion
 from .results import Asking
-from .search_data import AxisInfo, GoalInfo, PreparedChoose, SearchInfo, Unavailable
+from .search_data import AxisInfo, ConditionInfo, GoalInfo, PreparedChoose, SearchInfo, Unavailable
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ _CLASSES = {
         P.Num, P.Const, P.Ref, P.Add, P.Mul, P.Pow, P.Call, P.Cmp, P.Logic, P.Choice, P.Sum,
         P.Site, P.Assign, P.Guard, P.Check, P.Pick, P.Search, P.Column, P.Loop, P.Domain, P.Program, P.Physical,
         Loc, VarInfo, TableInfo, QuestionInfo, Expectation, CheckInfo, EntryInfo, ModelInfo, Prepared, PreparedQuestion, PreparedCheck, Asking,
-        PreparedChoose, SearchInfo, AxisInfo, GoalInfo, Unavailable,
+        PreparedChoose, SearchInfo, AxisInfo, GoalInfo, ConditionInfo, Unavailable,
     )
 }  # fmt: skip
 

@@ -29,7 +29,7 @@ class SearchInfo:
     loc: object
     free: str | None = None
     frontier: bool = False
-    conditions: tuple = ()  # (label, text) of each condition
+    conditions: tuple = ()  # ConditionInfo: each condition's label and text
 
     @property
     def axes(self) -> tuple[str, ...]:
@@ -48,6 +48,12 @@ class AxisInfo:
 
 
 @dataclass(frozen=True)
+class ConditionInfo:
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
 class GoalInfo:
     name: str
     seek: str
@@ -57,7 +63,7 @@ def plain(s) -> SearchInfo:
     """An ir.Choose as SearchInfo: its axes' values as the core computes with them (Fractions; ids stay text)."""
     over = tuple(AxisInfo(a.name, a.values if a.catalog else tuple(_exact(v) for v in a.values), a.loc) for a in s.over)
     goals = tuple(GoalInfo(g.name, g.seek) for g in s.goals)
-    return SearchInfo(s.name, s.ask, over, tuple(s.inner), goals, s.show, s.loc, s.free, s.frontier, tuple((c.label, c.text) for c in s.conditions))
+    return SearchInfo(s.name, s.ask, over, tuple(s.inner), goals, s.show, s.loc, s.free, s.frontier, tuple(ConditionInfo(c.label, c.text) for c in s.conditions))
 
 
 def _exact(v):

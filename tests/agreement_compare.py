@@ -319,6 +319,10 @@ def compare_modules(project: Project, a: Accepted) -> Comparison | None:
             got = module(lambda kw=kw, q=q: getattr(vec, q)(**arrays(kw)), vec)
             if cmp.outcome(f"question {q} at {kw or 'the defaults'} (NumPy)", want, got):
                 cmp.value(f"question {q} at {kw or 'the defaults'} (NumPy)", want, np.asarray(got).reshape(-1)[0])
+    if model.searches:  # each search at every point, both flavours against the solver's Chosen
+        from .agreement_searches import compare_searches
+
+        compare_searches(project, a, cmp, mod, vec, points_of(a))
     # NumPy over every point at once: all agree, or the call raises where the solver does somewhere
     if len(expected_points) > 1:
         defaults = {n: as_float(a.base.value(n)) for n in inputs}

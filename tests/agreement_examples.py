@@ -347,3 +347,34 @@ CONSTRUCTS = {
     "limits": WITH_A_LIMIT,
     "lookup": LOOKUP,
 }
+
+# every kind of search at once: an objective over a set, one over a bounded range (a free variable), a grid of two
+# inputs with an inner question and a condition, and a frontier; the condition binds at some points
+SEARCHES = Chain(
+    yaml("""
+    name: chain
+    title: every kind of search
+    variables:
+      a0: {value: 2, integer: true, values: [1, 2, 4, 8]}
+      a1: {unit: "ms", value: 10, min: 1, max: 100}
+      a2: {value: 3}
+      a3: {value: 0.5, min: 0.1, max: 2}
+      a4: {unit: "ms"}
+      a5: {unit: "token/s"}
+      a6: {}
+    equations:
+      - "a4 = a1 / a0 + 2[ms] * a0 * a3 + 1[ms] / a3"
+      - "a5 = a0 * a2 / a4 * 1[token]"
+      - "a6 = a4 / 1[ms] + a2 * a0"
+    questions:
+      q0: {find: "a1", such_that: "a4 <= 20[ms]", seek: "max"}
+      s0: {find: "a0", seek: "min a4", show: 3}
+      s1: {find: "a3", seek: "min a4"}
+      s2: {over: {"a0": [1, 2, 4, 8], "a2": [1, 3, 5]}, with: {"a1": "q0"}, such_that: {"lim": "a6 <= 31"}, seek: "max a5", show: 4}
+    frontiers:
+      f0: {x: "max a5", y: "min a4", over: {"a0": [1, 2, 4, 8], "a3": [0.3, 0.5, 1.2]}, such_that: {"lim": "a6 <= 40"}}
+    """),
+    ({"a2": 1}, {"a1": 40, "a3": 1}, {"a2": 6}),
+    None,
+    constructs=frozenset({"objective", "free", "grid", "frontier", "inner question"}),
+)

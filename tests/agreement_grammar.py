@@ -16,11 +16,18 @@ variables, sums; no tables or imports, which a join cannot carry), written to
 models/sub/, bound with `uses: {models: {o: {model: sub/inner.yaml, given: {...}}}}` to
 expressions of the chain's inputs; the chain reads its variables as `o.<name>`, in
 equations and in questions' conditions.
+
+A third of the chains search their inputs (`_searches`): an objective over one input, a grid of
+two with a condition, a frontier, sometimes with an inner question answered at each configuration.
+What they search is chosen from what was already drawn, so the chains themselves are the ones drawn
+before searches joined the grammar.
 """
 
 from __future__ import annotations
 
 import json
+import random
+import zlib
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
@@ -57,6 +64,7 @@ class Draft:
     dims: dict = field(default_factory=dict)
     units: dict = field(default_factory=dict)
     made: set = field(default_factory=set)
+    questions: list = field(default_factory=list)  # (question, the input it finds)
     count: int = 0
 
     def fresh(self) -> str:
@@ -88,7 +96,7 @@ class Draft:
             steps = draw(st.lists(st.sampled_from((1, 2, 3, 5, 16) if integer else (0.5, 1, 2.5, 10)), min_size=1, max_size=4))
             members = spec["values"] = sorted({value, *(value + e for e in steps)})
         self.variables.append(f"  {n}: {_flow(spec)}")
-        self.inputs[n] = {"dim": d, "integer": integer, "domain": domain, "value": value, "values": members}
+        self.inputs[n] = {"dim": d, "integer": integer, "domain": domain, "value": value, "values": members, "min": spec.get("min"), "max": spec.get("max")}
         self.scope.names.append((n, d))
         if integer:
             self.scope.whole.append((n, d, "max" in spec))
@@ -173,6 +181,13 @@ def chains(draw) -> Chain:
         pairs = [(x, y) for x, y in m.pairs() if "." not in y]  # a query's given is a variable of the chain's own
         if pairs:
             query = draw(st.sampled_from(pairs))
+    rng = random.Random(zlib.crc32("\n".join(lines).encode()))
+    if rng.randint(0, 2) == 0:  # searches, chosen from what was drawn, drawing nothing (the stream stays as it was)
+        searches, frontiers = _searches(rng, m)
+        if searches:
+            lines += [] if questions else ["questions:"]
+            lines[lines.index("questions:") + 1 + len(questions) : lines.index("questions:") + 1 + len(questions)] = searches
+        lines += ["frontiers:", *frontiers] if frontiers else []
     return Chain("\n".join(lines) + "\n", points, query, files, frozenset(m.made))
 
 
@@ -251,7 +266,77 @@ def _questions(draw, m: Draft) -> list[str]:
         if draw(st.integers(0, 3)) == 0:  # a whole number's step is whole
             spec["step"] = draw(st.sampled_from((1, 2) if m.inputs[x]["integer"] else (0.5, 1, 0.01, 0.25)))
         out.append(f"  q{q}: {_flow(spec)}")
+        m.questions.append((f"q{q}", x))
     return out
+
+
+def _searches(rng: random.Random, m: Draft) -> tuple[list[str], list[str]]:
+    """Searches over the chain's inputs (questions: entries) and a frontier (frontiers: entries): an objective over one
+    input (its set, its whole numbers between bounds, its range between bounds, or values listed), a grid of two inputs
+    with a condition, now and then an inner question (with:) answered at each configuration.
+
+    Chosen by `rng`, seeded from what was drawn, drawing nothing: the chains drawn before searches joined the grammar
+    are drawn as they were (a draw here would shift every later example of the derandomized runs)."""
+    pairs = [(x, y) for x, y in m.pairs() if "." not in y]  # an objective is a variable of the chain's own
+    if not pairs:
+        return [], []
+    questions, frontiers = [], []
+    for k, kind in enumerate(rng.sample(("objective", "grid", "frontier"), rng.randint(1, 2))):
+        free = [p for p in pairs if p[0] not in {f for _, f in m.questions}]  # an input no question finds leaves one for with:
+        x, y = rng.choice(free if free and kind != "objective" and rng.randint(0, 2) else pairs)
+        spec: dict = {"seek": f"{rng.choice(('max', 'min'))} {y}"}
+        axes = [x]
+        inputs = m.inputs[x]
+        if kind == "objective":
+            bounded = inputs["min"] is not None and inputs["max"] is not None
+            if inputs["values"] or (bounded and (inputs["integer"] or rng.randint(0, 2) == 0)):
+                spec["find"] = x  # its set, its whole numbers, or its range (a free variable, optimised)
+                m.made.add("free" if bounded and not inputs["integer"] and not inputs["values"] else "objective")
+            else:
+                spec["over"] = {x: _axis(rng, inputs)}
+                m.made.add("objective")
+        else:
+            others = [n for n in m.inputs if n != x]
+            spec["over"] = {x: _axis(rng, inputs)}
+            if others:
+                other = rng.choice(others)
+                spec["over"][other] = _axis(rng, m.inputs[other])
+                axes.append(other)
+            if kind == "frontier":
+                second = [z for _, z in pairs if z != y]
+                if not second:
+                    continue
+                spec = {"x": spec["seek"], "y": f"{rng.choice(('max', 'min'))} {rng.choice(second)}", "over": spec["over"]}
+            m.made.add(kind)
+        inner = [(q, f) for q, f in m.questions if f not in axes]
+        if inner and rng.randint(0, 3):
+            q, f = rng.choice(inner)
+            spec["with"] = {f: q}
+            m.made.add("inner question")
+        if kind != "objective" or rng.randint(0, 3) == 0:
+            _, z = rng.choice([p for p in pairs if p[0] in axes] or pairs)
+            targets = [n for n, v in m.inputs.items() if v["dim"] == m.dims[z] and n != x]
+            target = rng.choice(targets) if targets and rng.randint(0, 3) == 0 else literal(rng.choice(NUMBERS + ("20", "0.1", "1000")), m.dims[z])
+            spec["such_that"] = {"lim": f"{z} {rng.choice(('<=', '>=', '<', '>'))} {target}"}
+        if kind == "frontier":
+            frontiers.append(f"  f{k}: {_flow(spec)}")
+        else:
+            spec["show"] = rng.choice((2, 3, 5))
+            questions.append(f"  s{k}: {_flow(spec)}")
+    return questions, frontiers
+
+
+def _axis(rng: random.Random, spec: dict) -> list:
+    """A few values an input may take (display units): from its set, else around its default, inside its domain."""
+    if spec["values"]:
+        return sorted(rng.sample(list(spec["values"]), rng.randint(1, min(3, len(spec["values"])))))
+    v = spec["value"]
+    near = {v, v + 1, v + 2, v * 2, v - 1} if spec["integer"] else {v, v * 2, v / 2, v + 1, v * 10, -v}
+    lo = {"positive": 0, "nonnegative": 0, "real": None}[spec["domain"]]
+    admitted = sorted(
+        x for x in near if (lo is None or x > lo or (x == lo and spec["domain"] == "nonnegative")) and (spec["min"] is None or x >= spec["min"]) and (spec["max"] is None or x <= spec["max"])
+    )
+    return sorted(rng.sample(admitted, rng.randint(1, min(3, len(admitted)))))
 
 
 def _condition(draw, m: Draft, x: str, y: str) -> str:

@@ -109,9 +109,30 @@ def pytest_terminal_summary(terminalreporter):
             f"({a['queries refused by the solver']:,} refused), asked {a['queries asked']:,} times ({a['queries at a rounding edge']:,} module answers at a rounding edge of the value, not compared)"
         )
         constructs = ", ".join(
-            f"{a[f'accepted with {c}']:,} {c}" for c in ("sum", "prod", "nested", "nested apart", "outer index in terms", "outer index in bounds", "join", "conditions", "limits", "lookup")
+            f"{a[f'accepted with {c}']:,} {c}"
+            for c in (
+                "sum",
+                "prod",
+                "nested",
+                "nested apart",
+                "outer index in terms",
+                "outer index in bounds",
+                "join",
+                "conditions",
+                "limits",
+                "lookup",
+                "objective",
+                "free",
+                "grid",
+                "frontier",
+                "inner question",
+            )
         )
         terminalreporter.write_line(f"  accepted chains with: {constructs}; {a['limits compared']:,} solutions' physical limits compared")
+        terminalreporter.write_line(
+            f"  searches: {a['searches asked']:,} asked ({a['searches answered']:,} with a best configuration or a frontier), {a['searches compared']:,} compared over "
+            f"{a['search rows compared']:,} configurations ({a['searches with tied goals']:,} with tied goals: values only; {a['searches at a rounding edge']:,} at a rounding edge of a condition, not compared)"
+        )
         if AGREE_SLOWEST[1]:
             seconds, text = AGREE_SLOWEST
             if seconds < 5:

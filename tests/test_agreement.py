@@ -16,8 +16,11 @@ defaults and at other input points:
   given=...)) agrees with `chainc.solve(model, given, find)`;
 - the NumPy flavour agrees point by point, and over all points at once.
 
-The chains have nested sums and products, joined models and questions with several
-conditions (tests/agreement_grammar.py); tests/agreement_compare.py does the comparing.
+The chains have nested sums and products, joined models, questions with several
+conditions and searches over configurations: each search's best configuration, table
+(or frontier), what binds and why each other configuration fails agree with the solver's
+Chosen in both flavours (tests/agreement_grammar.py; tests/agreement_compare.py and
+tests/agreement_searches.py do the comparing).
 
 A sample of chains is built into one workbook, recalculated by LibreOffice (every
 cached value replaced first, so only a real recalculation passes), and compared
@@ -54,6 +57,7 @@ from .agreement_examples import (
     NESTED_OUTER_TERMS,
     NO_BRACKET_FROM_THE_START,
     ROUNDING_IS_NO_ROOT,
+    SEARCHES,
     SET_FOUND_BY_A_QUERY,
     TWO_ROOTS_ARE_CHOSEN_QUICKLY,
     ZERO_DIVISOR_IN_A_COLUMN,
@@ -93,6 +97,7 @@ def out(tmp_path_factory):
 @example(chain=JOINED_WITH_CONDITIONS)
 @example(chain=LOOKUP)
 @example(chain=SET_FOUND_BY_A_QUERY)
+@example(chain=SEARCHES)
 @given(chain=chains())
 def test_the_modules_agree_with_the_solver(chain_project, out, chain):
     run_chain(chain_project, out, chain)

@@ -24,7 +24,7 @@ def print_chosen(out: Console, c: Chosen) -> None:
         out.print(plain(f"  {words.question(c)}"))
     lines = [("searched", words.size(c))] if s.over else []
     lines += [(f"  {name}" if s.over else name, what) for name, what in words.varied(c)]
-    lines += [("such that" if k == 0 else "", f"{label}: {text}") for k, (label, text) in enumerate(s.conditions)]
+    lines += [("such that" if k == 0 else "", f"{x.label}: {x.text}") for k, x in enumerate(s.conditions)]
     if c.frontier:
         lines.append(("frontier", words.frontier(c)))
     elif c.best is None:

@@ -12,16 +12,16 @@ import math
 
 def ranked(goal, feasible, seek: str) -> list:
     """The rows where every condition holds, best goal first (ties: the row listed first)."""
-    rows = [i for i, ok in enumerate(feasible) if ok and goal[i] is not None]
-    return sorted(rows, key=lambda i: (goal[i] if seek == "min" else -goal[i], i))
+    kept = [i for i, ok in enumerate(feasible) if ok and goal[i] is not None]
+    return sorted(kept, key=lambda i: (goal[i] if seek == "min" else -goal[i], i))
 
 
 def frontier(xs, ys, feasible, seek_x: str, seek_y: str) -> list:
     """The rows no other feasible row beats (as good on both goals, better on one), best x first."""
     sx, sy = (1 if seek_x == "min" else -1), (1 if seek_y == "min" else -1)
-    rows = sorted((i for i, ok in enumerate(feasible) if ok and xs[i] is not None and ys[i] is not None), key=lambda i: (sx * xs[i], sy * ys[i], i))
+    kept = sorted((i for i, ok in enumerate(feasible) if ok and xs[i] is not None and ys[i] is not None), key=lambda i: (sx * xs[i], sy * ys[i], i))
     out, best_y, last = [], None, None
-    for i in rows:
+    for i in kept:
         key = (sx * xs[i], sy * ys[i])
         if best_y is None or key[1] < best_y or key == last:  # an equal point dominates none: both stay
             out.append(i)
@@ -42,12 +42,71 @@ def binding(goal, failed, best, seek: str) -> list:
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def satisfied(op: str, left, right) -> bool:
+    """`left op right` for a condition's operator ('<=', '<', '>=', '>')."""
+    return (op == "<=" and left <= right) or (op == "<" and left < right) or (op == ">=" and left >= right) or (op == ">" and left > right)
+
+
 def shortfall(op: str, left, right) -> float:
     """How far `left op right` is from holding, relative to the larger side (0 where it holds)."""
-    if (op == "<=" and left <= right) or (op == "<" and left < right) or (op == ">=" and left >= right) or (op == ">" and left > right):
+    if satisfied(op, left, right):
         return 0.0
     scale = max(abs(left), abs(right))
     return float(abs(left - right) / scale) if scale else 0.0
+
+
+def tested(conditions) -> tuple:
+    """A configuration's conditions, in order: (the label of the first that fails, '' where all hold; why, in words; the largest shortfall).
+
+    conditions: (label, text, op, sides, words) each; sides() -> (left, right), raising ArithmeticError,
+    ValueError or TypeError where a side has no value, which ends the test (the row then has no shortfall,
+    None); words(left, right) -> (left as text, the operator that holds instead, right as text).
+    """
+    failed, why, misses = "", "", []
+    for label, text, op, sides, words in conditions:
+        try:
+            left, right = sides()
+        except (ArithmeticError, ValueError, TypeError) as e:
+            return label, f"{label}: {text} has no value here ({e})", None
+        misses.append(shortfall(op, left, right))
+        if not failed and not satisfied(op, left, right):
+            failed, why = label, f"{label}: " + " ".join(words(left, right))
+    return failed, why, max(misses, default=0.0)
+
+
+def decide(goals, feasible, failed, misses, seeks, sizes) -> tuple:
+    """The rule over every configuration's row: (order, binding, closest, placement).
+
+    goals: per goal, per row (None: the row has none); seeks: per goal. One goal: the feasible rows ranked,
+    what keeps better rows out, and where the best sits along each axis; two goals: the frontier. Where no
+    row meets every condition, closest is the row nearest to it (else None).
+    """
+    if len(seeks) == 2:
+        order, binds = frontier(goals[0], goals[1], feasible, seeks[0], seeks[1]), []
+    else:
+        order = ranked(goals[0], feasible, seeks[0])
+        binds = binding(goals[0], failed, goals[0][order[0]] if order else None, seeks[0])
+    near = None if order else closest(misses)
+    where = placement(order[0], sizes, goals[0], feasible, seeks[0]) if order and len(seeks) == 1 else []
+    return order, binds, near, where
+
+
+def nothing(count: int, near: str, why: str) -> str:
+    """No configuration meets the conditions, in words: how many were searched, the closest and why it fails ('' none)."""
+    return f"no configuration meets the conditions ({count} searched)" + (f"; the closest is {near}: {why}" if near else "")
+
+
+def optimised(at, goal, lo, hi, seek: str) -> tuple:
+    """A configuration with a free variable: (x, where, the row at x) for the best goal(at(x)) over [lo, hi] (optimum).
+
+    goal(row) is None where the row fails a condition or has no value; where no x has one, x is None and
+    the row is the one at the range's middle, which says why.
+    """
+    try:
+        x, _, where = optimum(lambda x: goal(at(x)), lo, hi, seek)
+    except ValueError:
+        return None, "", at((lo + hi) / 2)
+    return x, where, at(x)
 
 
 def closest(misses) -> int | None:

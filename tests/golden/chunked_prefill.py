@@ -1564,9 +1564,6 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     """
     question, find, unit, factor, condition, negated, labels, domain, seek = about
 
-    def show(label, value) -> str:
-        return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
-
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
@@ -1575,11 +1572,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
             return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
-        texts = (show(labels[0], left), negated, show(labels[1], right))
+        texts = (_said(left, labels[0]), negated, _said(right, labels[1]))
     on = f" on {' with '.join(titles)}" if titles else ""
-    at = show((find, unit, factor), e.at) if e.at is not None else ""
-    boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
+    at = _said(e.at, (find, unit, factor)) if e.at is not None else ""
+    boundary = _said(e.boundary, (find, unit, factor)) if e.boundary is not None else ""
     return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
+
+
+def _said(value, label) -> str:
+    """A value in a message as the solver words it: 'tpot = 42.3219 ms/token' for a variable (label: its name, unit, factor), else the number."""
+    return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
 
 
 class _Budget:

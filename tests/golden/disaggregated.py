@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "LLM_WEIGHT_BYTES",
     "LLMS",
     "Solution",
+    "Choice",
     "solve",
     "min_prefill_gpus_stable",
     "min_prefill_gpus_latency",
@@ -53,6 +54,7 @@ __all__ = [
     "max_rate_latency",
     "max_rate_decode",
     "max_rate",
+    "best_split",
 ]
 
 GPU = "h100-sxm"  # the default GPU: NVIDIA H100 SXM5 80GB
@@ -174,6 +176,29 @@ class Solution:
     decode_tpot: float  # [ms/token] time per output token (one decode step)
     decode_throughput: float  # [token/s] output tokens per second, all sequences
     decode_goodput: float  # [token/s] output tokens per second that meet the TPOT target
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a search over configurations found, in display units (catalog entries by id); searches return it."""
+
+    question: str  # the search
+    best: dict | None  # the best configuration with its inner answers and goals (None: a frontier)
+    value: float | None  # the goal at the best configuration
+    table: tuple  # the ranked rows (as many as the search shows), best first; a frontier: its rows, best x first
+    binding: tuple  # (condition, how many better configurations it rules out), most first
+    placement: dict  # per variable the search varies: where the best sits ('interior', 'edge', 'bound', 'only')
+    configurations: int  # how many were searched
+    feasible: int  # how many meet every condition
+    frontier: tuple = ()  # a frontier's rows (the same as table); () for a search with one goal
+    _failing: object = field(default=(), repr=False, compare=False)  # failing's rows, or the function that words them
+
+    @property
+    def failing(self) -> tuple:
+        """(configuration, what fails, why) of each configuration that fails, in the grid's order; worded when first read."""
+        if callable(self._failing):
+            object.__setattr__(self, "_failing", self._failing())
+        return self._failing
 
 
 def solve(
@@ -2334,6 +2359,150 @@ def max_rate(
     return _answer_number(value, False)
 
 
+def best_split(
+    *,
+    gpu: str = GPU,
+    llm: str = LLM,
+    linear_flops_per_token: float | None = None,
+    attention_flops_per_pair: float | None = None,
+    peak_flops: float | None = None,
+    mfu: float = 0.5,
+    prompt_tokens: float = 2048,
+    output_tokens: float = 512,
+    ttft_target: float = 0.2,
+    tpot_target: float = 10,
+    gpu_budget: float = 8,
+    decode_weight_bytes: float | None = None,
+    decode_kv_bytes_per_token: float | None = None,
+    decode_bandwidth: float | None = None,
+    decode_bandwidth_efficiency: float = 1,
+    decode_step_overhead: float = 0,
+    decode_memory: float | None = None,
+) -> Choice:
+    """With the GPU budget, how many GPUs should prefill so the served rate is highest.
+
+    Every configuration of prefill_gpus (1, 2, 3, 4, 5, 6, 7), as chainc's search runs it: batch_per_gpu answered
+    by question max_batch_per_gpu, arrival_rate answered by question max_rate, the model solved; the
+    configurations ranked by max arrival_rate (ties: the first listed).
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-8b).
+        linear_flops_per_token: linear-layer FLOPs per token (2 per parameter) [FLOP/token]. None: llm.linear_flops_per_token.
+        attention_flops_per_pair: attention FLOPs per (query, key) token pair [FLOP/token^2]. None: llm.attention_flops_per_pair.
+        peak_flops: dense BF16 peak [TFLOP/s]. None: gpu.flops_bf16.
+        mfu: fraction of peak FLOP/s prefill achieves [1].
+        prompt_tokens: prompt tokens per request [token].
+        output_tokens: output tokens per request [token].
+        ttft_target: the mean TTFT to meet (0.2 s, the DistServe blog's chatbot example) [s].
+        tpot_target: the TPOT every decoding request must meet [ms/token].
+        gpu_budget: GPUs to split between prefill and decode [1].
+        decode_weight_bytes: bytes of weights read every decode step [GB]. None: llm.weight_bytes.
+        decode_kv_bytes_per_token: KV-cache bytes per token [B/token]. None: llm.kv_bytes_per_token.
+        decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_bandwidth_efficiency: achieved fraction of HBM bandwidth, 0 to 1 (1: the ideal roofline); absorbs kernel efficiency and uncounted traffic [1].
+        decode_step_overhead: fixed time per decode step (0: the ideal roofline); absorbs the scheduler, sampling and kernel launches [ms].
+        decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
+
+    Returns:
+        Choice: the best configuration with its values, the ranked table (5 rows), what binds, where the best sits, why each other configuration fails (display units).
+
+    Raises:
+        ChainError: an input outside its domain, or no configuration meets the conditions (the message names the closest and why).
+    """
+    _begin()
+    if gpu not in GPUS:
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ())
+    if llm not in LLMS:
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ())
+    if linear_flops_per_token is not None:
+        linear_flops_per_token = _number(linear_flops_per_token, "linear_flops_per_token", "FLOP/token")
+        if not linear_flops_per_token > 0:
+            _require(linear_flops_per_token, linear_flops_per_token, "given", "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
+    if attention_flops_per_pair is not None:
+        attention_flops_per_pair = _number(attention_flops_per_pair, "attention_flops_per_pair", "FLOP/token^2")
+        if not attention_flops_per_pair > 0:
+            _require(attention_flops_per_pair, attention_flops_per_pair, "given", "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
+    if peak_flops is not None:
+        peak_flops = _number(peak_flops, "peak_flops", "TFLOP/s") * 1000000000000
+        if not peak_flops > 0:
+            _require(peak_flops, peak_flops / 1000000000000, "given", "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
+    mfu = _number(mfu, "mfu")
+    if not (mfu > 0 and mfu <= 1):
+        _require(mfu, mfu, "given", "mfu", "", False, "positive, at most 1", ("positive", None, 1))
+    prompt_tokens = _number(prompt_tokens, "prompt_tokens", "token")
+    if not prompt_tokens > 0:
+        _require(prompt_tokens, prompt_tokens, "given", "prompt_tokens", "token", False, "positive", ("positive", None, None))
+    output_tokens = _number(output_tokens, "output_tokens", "token")
+    if not output_tokens > 0:
+        _require(output_tokens, output_tokens, "given", "output_tokens", "token", False, "positive", ("positive", None, None))
+    ttft_target = _number(ttft_target, "ttft_target", "s")
+    if not ttft_target > 0:
+        _require(ttft_target, ttft_target, "given", "ttft_target", "s", False, "positive", ("positive", None, None))
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
+    if not tpot_target > 0:
+        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    gpu_budget = _number(gpu_budget, "gpu_budget")
+    if not (gpu_budget % 1 == 0 and gpu_budget >= 2):
+        _require(gpu_budget, gpu_budget, "given", "gpu_budget", "", True, "positive integer, at least 2", ("positive", 2, None))
+    if decode_weight_bytes is not None:
+        decode_weight_bytes = _number(decode_weight_bytes, "decode_weight_bytes", "GB") * 8000000000
+        if not decode_weight_bytes > 0:
+            _require(decode_weight_bytes, decode_weight_bytes / 8000000000, "given", "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
+    if decode_kv_bytes_per_token is not None:
+        decode_kv_bytes_per_token = _number(decode_kv_bytes_per_token, "decode_kv_bytes_per_token", "B/token") * 8
+        if not decode_kv_bytes_per_token > 0:
+            _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, "given", "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+    if decode_bandwidth is not None:
+        decode_bandwidth = _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
+        if not decode_bandwidth > 0:
+            _require(decode_bandwidth, decode_bandwidth / 8000000000000, "given", "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    decode_bandwidth_efficiency = _number(decode_bandwidth_efficiency, "decode_bandwidth_efficiency")
+    if not (decode_bandwidth_efficiency > 0 and decode_bandwidth_efficiency <= 1):
+        _require(decode_bandwidth_efficiency, decode_bandwidth_efficiency, "given", "decode_bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    decode_step_overhead = _number(decode_step_overhead, "decode_step_overhead", "ms") / 1000
+    if not decode_step_overhead >= 0:
+        _require(decode_step_overhead, decode_step_overhead * 1000, "given", "decode_step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    if decode_memory is not None:
+        decode_memory = _number(decode_memory, "decode_memory", "GB") * 8000000000
+        if not decode_memory > 0:
+            _require(decode_memory, decode_memory / 8000000000, "given", "decode_memory", "GB", False, "positive", ("positive", None, None))
+    _axes = ((1, 2, 3, 4, 5, 6, 7),)
+    _configs = _configurations(_axes)
+    _cache = {}
+    _hardware = [_at_hardware(_cache, _hardware_best_split, (gpu, llm)) for _c in _configs]
+    _rows = [None] * len(_configs)
+    for _j, _c in enumerate(_configs):
+        _tick()
+        (prefill_gpus,) = _c
+        _rows[_j] = _config_best_split(
+            _hardware[_j],
+            linear_flops_per_token,
+            attention_flops_per_pair,
+            peak_flops,
+            mfu,
+            prompt_tokens,
+            output_tokens,
+            ttft_target,
+            tpot_target,
+            prefill_gpus,
+            gpu_budget,
+            decode_weight_bytes,
+            decode_kv_bytes_per_token,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_step_overhead,
+            decode_memory,
+        )
+    _fields = _chosen(
+        _configs,
+        _rows,
+        tuple(len(a) for a in _axes),
+        ("best_split", 5, (("prefill_gpus", 1, True, ""),), (("batch_per_gpu", 1, True, ""), ("arrival_rate", 1, False, "request/s")), (("arrival_rate", 1, False, "request/s"),), ("max",), None),
+    )
+    return Choice(**_fields)
+
+
 def _ask_min_prefill_gpus_stable(
     arrival_rate,
     attention_flops_per_pair,
@@ -3095,6 +3264,157 @@ def _ask_max_rate(
             ("max_rate", "arrival_rate", "request/s", 1, "prefill_load <= 0.999 and prefill_ttft <= ttft_target and decode_gpus <= gpu_budget - prefill_gpus", "", (None, None), "every positive value", "max"),
             titles,
         ) from None  # fmt: skip
+
+
+def _hardware_best_split(gpu, llm):
+    """Search best_split on one hardware: its titles, then every catalog and imported value it reads (base units)."""
+    try:
+        _gpu = GPUS[gpu]
+        gpu_flops_bf16 = _gpu["flops_bf16"] * 1000000000000
+        gpu_memory = _gpu["memory"] * 8000000000
+        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
+    except (KeyError, TypeError):
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("flops_bf16", "memory", "memory_bandwidth")) from None
+    try:
+        _llm = LLMS[llm]
+        llm_attention_flops_per_pair = _llm["attention_flops_per_pair"]
+        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
+        llm_linear_flops_per_token = _llm["linear_flops_per_token"]
+        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
+    except (KeyError, TypeError):
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("attention_flops_per_pair", "kv_bytes_per_token", "linear_flops_per_token", "weight_bytes")) from None
+    return (
+        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
+        gpu_flops_bf16,
+        gpu_memory,
+        gpu_memory_bandwidth,
+        llm_attention_flops_per_pair,
+        llm_kv_bytes_per_token,
+        llm_linear_flops_per_token,
+        llm_weight_bytes,
+    )
+
+
+def _config_best_split(
+    _hw,
+    linear_flops_per_token,
+    attention_flops_per_pair,
+    peak_flops,
+    mfu,
+    prompt_tokens,
+    output_tokens,
+    ttft_target,
+    tpot_target,
+    prefill_gpus,
+    gpu_budget,
+    decode_weight_bytes,
+    decode_kv_bytes_per_token,
+    decode_bandwidth,
+    decode_bandwidth_efficiency,
+    decode_step_overhead,
+    decode_memory,
+):
+    """Search best_split at one configuration (base units; None: the default): (inner answers, goals, what fails, why, shortfall, '').
+
+    _hw: the hardware's titles and values (_hardware_...), or the ChainError that says it has none.
+    """
+    if isinstance(_hw, ChainError):  # the hardware lacks a value the model reads
+        return ((), None, "no value", _hw.message, None, "")
+    _titles, gpu_flops_bf16, gpu_memory, gpu_memory_bandwidth, llm_attention_flops_per_pair, llm_kv_bytes_per_token, llm_linear_flops_per_token, llm_weight_bytes = _hw
+    _inner, _question = [], None
+    try:
+        if linear_flops_per_token is None:
+            linear_flops_per_token = llm_linear_flops_per_token
+            if not linear_flops_per_token > 0:
+                _require(linear_flops_per_token, linear_flops_per_token, "default", "linear_flops_per_token", "FLOP/token", False, "positive", ("positive", None, None))
+        if attention_flops_per_pair is None:
+            attention_flops_per_pair = llm_attention_flops_per_pair
+            if not attention_flops_per_pair > 0:
+                _require(attention_flops_per_pair, attention_flops_per_pair, "default", "attention_flops_per_pair", "FLOP/token^2", False, "positive", ("positive", None, None))
+        if peak_flops is None:
+            peak_flops = gpu_flops_bf16
+            if not peak_flops > 0:
+                _require(peak_flops, peak_flops / 1000000000000, "default", "peak_flops", "TFLOP/s", False, "positive", ("positive", None, None))
+        if decode_weight_bytes is None:
+            decode_weight_bytes = llm_weight_bytes
+            if not decode_weight_bytes > 0:
+                _require(decode_weight_bytes, decode_weight_bytes / 8000000000, "default", "decode_weight_bytes", "GB", False, "positive", ("positive", None, None))
+        if decode_kv_bytes_per_token is None:
+            decode_kv_bytes_per_token = llm_kv_bytes_per_token
+            if not decode_kv_bytes_per_token > 0:
+                _require(decode_kv_bytes_per_token, decode_kv_bytes_per_token / 8, "default", "decode_kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+        if decode_bandwidth is None:
+            decode_bandwidth = gpu_memory_bandwidth
+            if not decode_bandwidth > 0:
+                _require(decode_bandwidth, decode_bandwidth / 8000000000000, "default", "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+        if decode_memory is None:
+            decode_memory = gpu_memory
+            if not decode_memory > 0:
+                _require(decode_memory, decode_memory / 8000000000, "default", "decode_memory", "GB", False, "positive", ("positive", None, None))
+        arrival_rate = 20
+        batch_per_gpu = 64
+        _question = "max_batch_per_gpu"
+        batch_per_gpu = _ask_max_batch_per_gpu(
+            arrival_rate,
+            attention_flops_per_pair,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_kv_bytes_per_token,
+            decode_memory,
+            decode_step_overhead,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+            _titles,
+        )
+        _inner.append(batch_per_gpu)
+        _question = "max_rate"
+        arrival_rate = _ask_max_rate(
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_kv_bytes_per_token,
+            decode_step_overhead,
+            decode_weight_bytes,
+            gpu_budget,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+            ttft_target,
+            _titles,
+        )
+        _inner.append(arrival_rate)
+        _question = None
+        _solve_disaggregated(
+            arrival_rate,
+            attention_flops_per_pair,
+            batch_per_gpu,
+            decode_bandwidth,
+            decode_bandwidth_efficiency,
+            decode_kv_bytes_per_token,
+            decode_step_overhead,
+            decode_weight_bytes,
+            linear_flops_per_token,
+            mfu,
+            output_tokens,
+            peak_flops,
+            prefill_gpus,
+            prompt_tokens,
+            tpot_target,
+        )
+    except ChainError as e:
+        return _unvalued(e, _question, _inner)
+    return (tuple(_inner), (arrival_rate,), "", "", 0.0, "")
 
 
 def _solve_disaggregated(
@@ -4814,6 +5134,96 @@ def _nowhere(question: str, errors: list) -> ChainError:
     return ChainError(f"question {question}: {text}", errors[-1].hint, "infeasible")
 
 
+def _ranked(goal, feasible, seek: str) -> list:
+    """The rows where every condition holds, best goal first (ties: the row listed first)."""
+    kept = [i for i, ok in enumerate(feasible) if ok and goal[i] is not None]
+    return sorted(kept, key=lambda i: (goal[i] if seek == "min" else -goal[i], i))
+
+
+def _frontier(xs, ys, feasible, seek_x: str, seek_y: str) -> list:
+    """The rows no other feasible row beats (as good on both goals, better on one), best x first."""
+    sx, sy = (1 if seek_x == "min" else -1), (1 if seek_y == "min" else -1)
+    kept = sorted((i for i, ok in enumerate(feasible) if ok and xs[i] is not None and ys[i] is not None), key=lambda i: (sx * xs[i], sy * ys[i], i))
+    out, best_y, last = [], None, None
+    for i in kept:
+        key = (sx * xs[i], sy * ys[i])
+        if best_y is None or key[1] < best_y or key == last:  # an equal point dominates none: both stay
+            out.append(i)
+            best_y = key[1] if best_y is None else min(best_y, key[1])
+            last = key
+    return out
+
+
+def _binding(goal, failed, best, seek: str) -> list:
+    """(what failed, how many rows): what keeps out the rows whose goal beats the best's, most first.
+
+    failed[i]: the label of the first condition that fails at row i ('' where all hold); best: the best
+    row's goal, None when no row meets every condition (then every row with a goal counts)."""
+    counts = {}
+    for i, label in enumerate(failed):
+        if label and goal[i] is not None and (best is None or (goal[i] < best if seek == "min" else goal[i] > best)):
+            counts[label] = counts.get(label, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _decide(goals, feasible, failed, misses, seeks, sizes) -> tuple:
+    """The rule over every configuration's row: (order, binding, closest, placement).
+
+    goals: per goal, per row (None: the row has none); seeks: per goal. One goal: the feasible rows ranked,
+    what keeps better rows out, and where the best sits along each axis; two goals: the frontier. Where no
+    row meets every condition, closest is the row nearest to it (else None).
+    """
+    if len(seeks) == 2:
+        order, binds = _frontier(goals[0], goals[1], feasible, seeks[0], seeks[1]), []
+    else:
+        order = _ranked(goals[0], feasible, seeks[0])
+        binds = _binding(goals[0], failed, goals[0][order[0]] if order else None, seeks[0])
+    near = None if order else _closest(misses)
+    where = _placement(order[0], sizes, goals[0], feasible, seeks[0]) if order and len(seeks) == 1 else []
+    return order, binds, near, where
+
+
+def _nothing(count: int, near: str, why: str) -> str:
+    """No configuration meets the conditions, in words: how many were searched, the closest and why it fails ('' none)."""
+    return f"no configuration meets the conditions ({count} searched)" + (f"; the closest is {near}: {why}" if near else "")
+
+
+def _closest(misses) -> int | None:
+    """The row nearest to meeting every condition: the smallest shortfall (None where a row has no values); ties: first."""
+    best = None
+    for i, m in enumerate(misses):
+        if m is not None and (best is None or m < misses[best]):
+            best = i
+    return best
+
+
+def _placement(best: int, sizes, goal, feasible, seek: str) -> list:
+    """Per axis, where the best row sits along it: 'edge' (its first or last value), 'bound' (a neighbour
+    that would be better fails a condition or has no value), or 'interior' (both neighbours are worse)."""
+    out, stride = [], 1
+    strides = []
+    for n in reversed(sizes):
+        strides.append(stride)
+        stride *= n
+    strides.reverse()
+    for k, n in enumerate(sizes):
+        pos = best // strides[k] % n
+        if n == 1:
+            out.append("only")
+            continue
+        words = "interior"
+        for step in (-1, 1):
+            j = pos + step
+            if not 0 <= j < n:
+                words = "edge"
+                break
+            other = best + step * strides[k]
+            if not feasible[other] or goal[other] is None:
+                words = "bound"
+        out.append(words)
+    return out
+
+
 def _problem(e: BaseException) -> str:
     """What went wrong while computing a value, in the solver's words."""
     if isinstance(e, ZeroDivisionError):
@@ -4902,9 +5312,6 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     """
     question, find, unit, factor, condition, negated, labels, domain, seek = about
 
-    def show(label, value) -> str:
-        return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
-
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
@@ -4913,11 +5320,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
             return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
-        texts = (show(labels[0], left), negated, show(labels[1], right))
+        texts = (_said(left, labels[0]), negated, _said(right, labels[1]))
     on = f" on {' with '.join(titles)}" if titles else ""
-    at = show((find, unit, factor), e.at) if e.at is not None else ""
-    boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
+    at = _said(e.at, (find, unit, factor)) if e.at is not None else ""
+    boundary = _said(e.boundary, (find, unit, factor)) if e.boundary is not None else ""
     return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
+
+
+def _said(value, label) -> str:
+    """A value in a message as the solver words it: 'tpot = 42.3219 ms/token' for a variable (label: its name, unit, factor), else the number."""
+    return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
 
 
 class _Budget:
@@ -4933,6 +5345,17 @@ class _Budget:
 def _begin() -> None:
     """A public function starts: its budget runs from now."""
     _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _tick() -> None:
+    """Raise the limit's error once the budget of the call in this thread has run out."""
+    end = _Budget.ends.get(threading.get_ident())
+    if end is not None and time.monotonic() > end:
+        raise ChainError(
+            f"the call took more than the solve_seconds limit of {_Budget.seconds:,} s",
+            "if the model is right, set _Budget.seconds of this module to more seconds, or compute it with chainc (CHAINC_MAX_SOLVE_SECONDS)",
+            "limit",
+        )
 
 
 def _limit_number(x, digits=None) -> str:
@@ -4956,3 +5379,88 @@ def _limit_warning(template: str, left, right, digits: tuple, about: str, where:
 
     words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
     warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)
+
+
+def _configurations(axes) -> list:
+    """Every configuration of the axes' values, one tuple each, the first axis slowest (the order of the solver's grid)."""
+    out = [()]
+    for values in axes:
+        out = [(*c, v) for c in out for v in values]
+    return out
+
+
+def _at_hardware(cache: dict, hardware, ids: tuple):
+    """hardware(*ids) computed once per hardware: the values a search reads there, or the ChainError that says why it has none."""
+    if ids not in cache:
+        try:
+            cache[ids] = hardware(*ids)
+        except ChainError as e:
+            if e.kind == "limit":
+                raise
+            cache[ids] = e
+    return cache[ids]
+
+
+def _unvalued(e: ChainError, question: str, inner: list) -> tuple:
+    """A configuration's row without values: an inner question without an answer is named, anything else has 'no value'; a limit stops the search."""
+    if e.kind == "limit":
+        raise e
+    return (tuple(inner), None, question if question and e.kind in ("infeasible", "unbounded") else "no value", e.message, None, "")
+
+
+def _chosen(configs: list, rows: list, sizes: tuple, about: tuple) -> dict:
+    """A search's rows -> its Choice's fields in display units, by the runtime's rule (runtime.choose.decide).
+
+    configs: per row, one value per axis (a catalog id, or a base value); rows: per row (inner answers, goals
+    (None: no values), what fails ('' nothing), why (or a function that words it), shortfall, where the free
+    variable sits); about: (question,
+    rows shown, axes, inner unknowns (the free variable last), goals, seeks, free variable or None), each a
+    (name, factor (None: a catalog id), whole, unit). No configuration that meets the conditions raises ChainError.
+    """
+    question, show, axes, inner, goals, seeks, free = about
+    columns = [[None if r[1] is None else r[1][k] for r in rows] for k in range(len(goals))]
+    order, binding, near, placement = _decide(columns, [not r[3] for r in rows], [r[2] for r in rows], [r[4] for r in rows], seeks, sizes)
+
+    def shown(spec, base):
+        if base is None or spec[1] is None:
+            return base
+        return round(base / spec[1]) if spec[2] else base / spec[1]
+
+    def row(i: int, everything: bool = True) -> dict:
+        r = rows[i]
+        out = {a[0]: shown(a, v) for a, v in zip(axes, configs[i])}
+        if everything:
+            out.update((s[0], shown(s, r[0][k] if k < len(r[0]) else None)) for k, s in enumerate(inner))
+            out.update((s[0], shown(s, None if r[1] is None else r[1][k])) for k, s in enumerate(goals))
+        return out
+
+    def text(spec, base) -> str:  # as Chosen.describe: 'gpu = h200', 'batch = 1,258', 'batch: none'
+        if spec[1] is None:
+            return f"{spec[0]} = {base}"
+        return f"{spec[0]}: none" if base is None else f"{spec[0]} = {_limit_number(base / spec[1], 6)} {spec[3]}".rstrip()
+
+    if not order:
+        near_text = (
+            ", ".join([*(text(a, v) for a, v in zip(axes, configs[near])), *(text(s, rows[near][0][k] if k < len(rows[near][0]) else None) for k, s in enumerate(inner))]) if near is not None else ""
+        )
+        raise ChainError(
+            f"question {question}: " + _nothing(len(rows), near_text, rows[near][3] if near is not None else ""), "relax a condition, search other values, or change an input", "infeasible"
+        )
+    frontier = len(seeks) == 2
+    table = tuple({"rank": k + 1, **row(i)} for k, i in enumerate(order if frontier else order[:show]))
+    where = {a[0]: p for a, p in zip(axes, placement) if a[1] is not None}
+    if free is not None and not frontier:
+        where[free] = rows[order[0]][5]
+    best = None if frontier else row(order[0])
+    return {
+        "question": question,
+        "best": best,
+        "value": None if best is None else best[goals[0][0]],
+        "table": table,
+        "binding": tuple(tuple(b) for b in binding),
+        "placement": where,
+        "configurations": len(rows),
+        "feasible": sum(1 for r in rows if not r[3]),
+        "frontier": table if frontier else (),
+        "_failing": lambda: tuple((row(i, False), r[2], r[3]() if callable(r[3]) else r[3]) for i, r in enumerate(rows) if r[3]),
+    }

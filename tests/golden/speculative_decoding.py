@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 __all__ = [
@@ -38,9 +38,11 @@ __all__ = [
     "LLM_WEIGHT_BYTES",
     "LLMS",
     "Solution",
+    "Choice",
     "solve",
     "needed_acceptance",
     "fewest_draft_tokens",
+    "best_draft_tokens",
 ]
 
 GPU = "h100-sxm"  # the default GPU: NVIDIA H100 SXM5 80GB
@@ -130,6 +132,29 @@ class Solution:
     speedup: float  # [1] expected walltime improvement over plain decoding
     operations_factor: float  # [1] expected factor of increase in target-model arithmetic (draft runs not counted)
     tpot: float  # [ms/token] TPOT with speculation
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a search over configurations found, in display units (catalog entries by id); searches return it."""
+
+    question: str  # the search
+    best: dict | None  # the best configuration with its inner answers and goals (None: a frontier)
+    value: float | None  # the goal at the best configuration
+    table: tuple  # the ranked rows (as many as the search shows), best first; a frontier: its rows, best x first
+    binding: tuple  # (condition, how many better configurations it rules out), most first
+    placement: dict  # per variable the search varies: where the best sits ('interior', 'edge', 'bound', 'only')
+    configurations: int  # how many were searched
+    feasible: int  # how many meet every condition
+    frontier: tuple = ()  # a frontier's rows (the same as table); () for a search with one goal
+    _failing: object = field(default=(), repr=False, compare=False)  # failing's rows, or the function that words them
+
+    @property
+    def failing(self) -> tuple:
+        """(configuration, what fails, why) of each configuration that fails, in the grid's order; worded when first read."""
+        if callable(self._failing):
+            object.__setattr__(self, "_failing", self._failing())
+        return self._failing
 
 
 def solve(*, gpu: str = GPU, llm: str = LLM, acceptance: float = 0.75, draft_tokens: float = 7, draft_cost: float = 0.02, base_tpot: float | None = None, speedup_target: float = 2) -> Solution:
@@ -279,6 +304,59 @@ def fewest_draft_tokens(*, gpu: str = GPU, llm: str = LLM, acceptance: float = 0
     return _answer_number(value, True)
 
 
+def best_draft_tokens(*, gpu: str = GPU, llm: str = LLM, acceptance: float = 0.75, draft_cost: float = 0.02, base_tpot: float | None = None, speedup_target: float = 2) -> Choice:
+    """The number of draft tokens per step with the highest speedup (more tokens accepted, against more draft runs).
+
+    Every configuration of draft_tokens (64 values from 1 to 64), as chainc's search runs it: the model solved;
+    the configurations ranked by max speedup (ties: the first listed).
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-8b).
+        acceptance: chance the target accepts a draft token (Leviathan et al.'s alpha) [1].
+        draft_cost: time of one draft-model run over one target-model run [1].
+        base_tpot: TPOT without speculation (goodput's decode step) [ms/token]. None: decode.tpot.
+        speedup_target: the walltime improvement wanted [1].
+
+    Returns:
+        Choice: the best configuration with its values, the ranked table (5 rows), what binds, where the best sits, why each other configuration fails (display units).
+
+    Raises:
+        ChainError: an input outside its domain, or no configuration meets the conditions (the message names the closest and why).
+    """
+    _begin()
+    if gpu not in GPUS:
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ())
+    if llm not in LLMS:
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ())
+    acceptance = _number(acceptance, "acceptance")
+    if not (acceptance >= 0 and acceptance <= 1):
+        _require(acceptance, acceptance, "given", "acceptance", "", False, "nonnegative, at least 0, at most 1", ("nonnegative", 0, 1))
+    draft_cost = _number(draft_cost, "draft_cost")
+    if not draft_cost >= 0:
+        _require(draft_cost, draft_cost, "given", "draft_cost", "", False, "nonnegative", ("nonnegative", None, None))
+    if base_tpot is not None:
+        base_tpot = _number(base_tpot, "base_tpot", "ms/token") / 1000
+        if not base_tpot > 0:
+            _require(base_tpot, base_tpot * 1000, "given", "base_tpot", "ms/token", False, "positive", ("positive", None, None))
+    speedup_target = _number(speedup_target, "speedup_target")
+    if not speedup_target > 0:
+        _require(speedup_target, speedup_target, "given", "speedup_target", "", False, "positive", ("positive", None, None))
+    _axes = (
+        ((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64),)
+    )  # fmt: skip
+    _configs = _configurations(_axes)
+    _cache = {}
+    _hardware = [_at_hardware(_cache, _hardware_best_draft_tokens, (gpu, llm)) for _c in _configs]
+    _rows = [None] * len(_configs)
+    for _j, _c in enumerate(_configs):
+        _tick()
+        (draft_tokens,) = _c
+        _rows[_j] = _config_best_draft_tokens(_hardware[_j], acceptance, draft_tokens, draft_cost, base_tpot, speedup_target)
+    _fields = _chosen(_configs, _rows, tuple(len(a) for a in _axes), ("best_draft_tokens", 5, (("draft_tokens", 1, True, ""),), (), (("speedup", 1, False, ""),), ("max",), None))
+    return Choice(**_fields)
+
+
 def _defaults_goodput(gpu, llm):
     """Goodput at a TPOT target (goodput, imported) at its defaults: every variable in base units, in model order."""
     try:
@@ -384,6 +462,37 @@ def _ask_fewest_draft_tokens(acceptance, base_tpot, draft_cost, speedup_target, 
             ("fewest_draft_tokens", "draft_tokens", "", 1, "speedup >= speedup_target", "<", (("speedup", "", 1), ("speedup_target", "", 1)), "every positive whole number up to 64", "min"),
             titles,
         ) from None
+
+
+def _hardware_best_draft_tokens(gpu, llm):
+    """Search best_draft_tokens on one hardware: its titles, then every catalog and imported value it reads (base units)."""
+    if gpu not in GPUS:
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu)
+    if llm not in LLMS:
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm)
+    decode_values = _defaults_goodput(gpu, llm)
+    decode_tpot = decode_values[10]
+    return ((_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)), decode_tpot)
+
+
+def _config_best_draft_tokens(_hw, acceptance, draft_tokens, draft_cost, base_tpot, speedup_target):
+    """Search best_draft_tokens at one configuration (base units; None: the default): (inner answers, goals, what fails, why, shortfall, '').
+
+    _hw: the hardware's titles and values (_hardware_...), or the ChainError that says it has none.
+    """
+    if isinstance(_hw, ChainError):  # the hardware lacks a value the model reads
+        return ((), None, "no value", _hw.message, None, "")
+    _titles, decode_tpot = _hw
+    _inner, _question = [], None
+    try:
+        if base_tpot is None:
+            base_tpot = decode_tpot
+            if not base_tpot > 0:
+                _require(base_tpot, base_tpot * 1000, "default", "base_tpot", "ms/token", False, "positive", ("positive", None, None))
+        _, speedup, _, _ = _solve_speculative_decoding(acceptance, base_tpot, draft_cost, draft_tokens)
+    except ChainError as e:
+        return _unvalued(e, _question, _inner)
+    return (tuple(_inner), (speedup,), "", "", 0.0, "")
 
 
 def _solve_goodput(bandwidth, bandwidth_efficiency, batch, context, kv_bytes_per_token, step_overhead, tpot_target, weight_bytes):
@@ -1146,6 +1255,96 @@ def _no_answer(e: _NoAnswer, question: str, find: str, condition: str, seek: str
     return ChainError(f"question {question}: there is no {bound} {find}; {condition} holds for {where}", f"bound {find} with {seek}: in its declaration, or did you mean seek: {other}?", "unbounded")
 
 
+def _ranked(goal, feasible, seek: str) -> list:
+    """The rows where every condition holds, best goal first (ties: the row listed first)."""
+    kept = [i for i, ok in enumerate(feasible) if ok and goal[i] is not None]
+    return sorted(kept, key=lambda i: (goal[i] if seek == "min" else -goal[i], i))
+
+
+def _frontier(xs, ys, feasible, seek_x: str, seek_y: str) -> list:
+    """The rows no other feasible row beats (as good on both goals, better on one), best x first."""
+    sx, sy = (1 if seek_x == "min" else -1), (1 if seek_y == "min" else -1)
+    kept = sorted((i for i, ok in enumerate(feasible) if ok and xs[i] is not None and ys[i] is not None), key=lambda i: (sx * xs[i], sy * ys[i], i))
+    out, best_y, last = [], None, None
+    for i in kept:
+        key = (sx * xs[i], sy * ys[i])
+        if best_y is None or key[1] < best_y or key == last:  # an equal point dominates none: both stay
+            out.append(i)
+            best_y = key[1] if best_y is None else min(best_y, key[1])
+            last = key
+    return out
+
+
+def _binding(goal, failed, best, seek: str) -> list:
+    """(what failed, how many rows): what keeps out the rows whose goal beats the best's, most first.
+
+    failed[i]: the label of the first condition that fails at row i ('' where all hold); best: the best
+    row's goal, None when no row meets every condition (then every row with a goal counts)."""
+    counts = {}
+    for i, label in enumerate(failed):
+        if label and goal[i] is not None and (best is None or (goal[i] < best if seek == "min" else goal[i] > best)):
+            counts[label] = counts.get(label, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _decide(goals, feasible, failed, misses, seeks, sizes) -> tuple:
+    """The rule over every configuration's row: (order, binding, closest, placement).
+
+    goals: per goal, per row (None: the row has none); seeks: per goal. One goal: the feasible rows ranked,
+    what keeps better rows out, and where the best sits along each axis; two goals: the frontier. Where no
+    row meets every condition, closest is the row nearest to it (else None).
+    """
+    if len(seeks) == 2:
+        order, binds = _frontier(goals[0], goals[1], feasible, seeks[0], seeks[1]), []
+    else:
+        order = _ranked(goals[0], feasible, seeks[0])
+        binds = _binding(goals[0], failed, goals[0][order[0]] if order else None, seeks[0])
+    near = None if order else _closest(misses)
+    where = _placement(order[0], sizes, goals[0], feasible, seeks[0]) if order and len(seeks) == 1 else []
+    return order, binds, near, where
+
+
+def _nothing(count: int, near: str, why: str) -> str:
+    """No configuration meets the conditions, in words: how many were searched, the closest and why it fails ('' none)."""
+    return f"no configuration meets the conditions ({count} searched)" + (f"; the closest is {near}: {why}" if near else "")
+
+
+def _closest(misses) -> int | None:
+    """The row nearest to meeting every condition: the smallest shortfall (None where a row has no values); ties: first."""
+    best = None
+    for i, m in enumerate(misses):
+        if m is not None and (best is None or m < misses[best]):
+            best = i
+    return best
+
+
+def _placement(best: int, sizes, goal, feasible, seek: str) -> list:
+    """Per axis, where the best row sits along it: 'edge' (its first or last value), 'bound' (a neighbour
+    that would be better fails a condition or has no value), or 'interior' (both neighbours are worse)."""
+    out, stride = [], 1
+    strides = []
+    for n in reversed(sizes):
+        strides.append(stride)
+        stride *= n
+    strides.reverse()
+    for k, n in enumerate(sizes):
+        pos = best // strides[k] % n
+        if n == 1:
+            out.append("only")
+            continue
+        words = "interior"
+        for step in (-1, 1):
+            j = pos + step
+            if not 0 <= j < n:
+                words = "edge"
+                break
+            other = best + step * strides[k]
+            if not feasible[other] or goal[other] is None:
+                words = "bound"
+        out.append(words)
+    return out
+
+
 def _problem(e: BaseException) -> str:
     """What went wrong while computing a value, in the solver's words."""
     if isinstance(e, ZeroDivisionError):
@@ -1234,9 +1433,6 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     """
     question, find, unit, factor, condition, negated, labels, domain, seek = about
 
-    def show(label, value) -> str:
-        return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
-
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
@@ -1245,11 +1441,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
             return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
-        texts = (show(labels[0], left), negated, show(labels[1], right))
+        texts = (_said(left, labels[0]), negated, _said(right, labels[1]))
     on = f" on {' with '.join(titles)}" if titles else ""
-    at = show((find, unit, factor), e.at) if e.at is not None else ""
-    boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
+    at = _said(e.at, (find, unit, factor)) if e.at is not None else ""
+    boundary = _said(e.boundary, (find, unit, factor)) if e.boundary is not None else ""
     return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
+
+
+def _said(value, label) -> str:
+    """A value in a message as the solver words it: 'tpot = 42.3219 ms/token' for a variable (label: its name, unit, factor), else the number."""
+    return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
 
 
 def _whole(x) -> int:
@@ -1301,3 +1502,103 @@ def _terms(lo, hi, around=1, most: int = 1_000_000) -> range:
             "limit",
         )
     return range(lo, hi)
+
+
+def _limit_number(x, digits=None) -> str:
+    """A side of a physical limit as chainc prints numbers (compiler/format.fmt): 4 significant figures, whole digits kept."""
+    digits = digits or 4
+    x = float(x)
+    if x == 0 or math.isnan(x) or math.isinf(x):
+        return "0" if x == 0 else str(x)
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    if mag >= digits - 1:
+        return f"{round(x):,}"
+    text = f"{x:,.{max(digits - 1 - mag, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _configurations(axes) -> list:
+    """Every configuration of the axes' values, one tuple each, the first axis slowest (the order of the solver's grid)."""
+    out = [()]
+    for values in axes:
+        out = [(*c, v) for c in out for v in values]
+    return out
+
+
+def _at_hardware(cache: dict, hardware, ids: tuple):
+    """hardware(*ids) computed once per hardware: the values a search reads there, or the ChainError that says why it has none."""
+    if ids not in cache:
+        try:
+            cache[ids] = hardware(*ids)
+        except ChainError as e:
+            if e.kind == "limit":
+                raise
+            cache[ids] = e
+    return cache[ids]
+
+
+def _unvalued(e: ChainError, question: str, inner: list) -> tuple:
+    """A configuration's row without values: an inner question without an answer is named, anything else has 'no value'; a limit stops the search."""
+    if e.kind == "limit":
+        raise e
+    return (tuple(inner), None, question if question and e.kind in ("infeasible", "unbounded") else "no value", e.message, None, "")
+
+
+def _chosen(configs: list, rows: list, sizes: tuple, about: tuple) -> dict:
+    """A search's rows -> its Choice's fields in display units, by the runtime's rule (runtime.choose.decide).
+
+    configs: per row, one value per axis (a catalog id, or a base value); rows: per row (inner answers, goals
+    (None: no values), what fails ('' nothing), why (or a function that words it), shortfall, where the free
+    variable sits); about: (question,
+    rows shown, axes, inner unknowns (the free variable last), goals, seeks, free variable or None), each a
+    (name, factor (None: a catalog id), whole, unit). No configuration that meets the conditions raises ChainError.
+    """
+    question, show, axes, inner, goals, seeks, free = about
+    columns = [[None if r[1] is None else r[1][k] for r in rows] for k in range(len(goals))]
+    order, binding, near, placement = _decide(columns, [not r[3] for r in rows], [r[2] for r in rows], [r[4] for r in rows], seeks, sizes)
+
+    def shown(spec, base):
+        if base is None or spec[1] is None:
+            return base
+        return round(base / spec[1]) if spec[2] else base / spec[1]
+
+    def row(i: int, everything: bool = True) -> dict:
+        r = rows[i]
+        out = {a[0]: shown(a, v) for a, v in zip(axes, configs[i])}
+        if everything:
+            out.update((s[0], shown(s, r[0][k] if k < len(r[0]) else None)) for k, s in enumerate(inner))
+            out.update((s[0], shown(s, None if r[1] is None else r[1][k])) for k, s in enumerate(goals))
+        return out
+
+    def text(spec, base) -> str:  # as Chosen.describe: 'gpu = h200', 'batch = 1,258', 'batch: none'
+        if spec[1] is None:
+            return f"{spec[0]} = {base}"
+        return f"{spec[0]}: none" if base is None else f"{spec[0]} = {_limit_number(base / spec[1], 6)} {spec[3]}".rstrip()
+
+    if not order:
+        near_text = (
+            ", ".join([*(text(a, v) for a, v in zip(axes, configs[near])), *(text(s, rows[near][0][k] if k < len(rows[near][0]) else None) for k, s in enumerate(inner))]) if near is not None else ""
+        )
+        raise ChainError(
+            f"question {question}: " + _nothing(len(rows), near_text, rows[near][3] if near is not None else ""), "relax a condition, search other values, or change an input", "infeasible"
+        )
+    frontier = len(seeks) == 2
+    table = tuple({"rank": k + 1, **row(i)} for k, i in enumerate(order if frontier else order[:show]))
+    where = {a[0]: p for a, p in zip(axes, placement) if a[1] is not None}
+    if free is not None and not frontier:
+        where[free] = rows[order[0]][5]
+    best = None if frontier else row(order[0])
+    return {
+        "question": question,
+        "best": best,
+        "value": None if best is None else best[goals[0][0]],
+        "table": table,
+        "binding": tuple(tuple(b) for b in binding),
+        "placement": where,
+        "configurations": len(rows),
+        "feasible": sum(1 for r in rows if not r[3]),
+        "frontier": table if frontier else (),
+        "_failing": lambda: tuple((row(i, False), r[2], r[3]() if callable(r[3]) else r[3]) for i, r in enumerate(rows) if r[3]),
+    }

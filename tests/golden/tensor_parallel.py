@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 __all__ = [
@@ -42,11 +42,13 @@ __all__ = [
     "LLM_WEIGHT_BYTES",
     "LLMS",
     "Solution",
+    "Choice",
     "solve",
     "smallest_tp_latency",
     "smallest_tp_memory",
     "smallest_tp_heads",
     "smallest_tp",
+    "fastest_tp",
 ]
 
 GPU = "h100-sxm"  # the default GPU: NVIDIA H100 SXM5 80GB
@@ -164,6 +166,29 @@ class Solution:
     decode_tpot: float  # [ms/token] time per output token (one decode step)
     decode_throughput: float  # [token/s] output tokens per second, all sequences
     decode_goodput: float  # [token/s] output tokens per second that meet the TPOT target
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a search over configurations found, in display units (catalog entries by id); searches return it."""
+
+    question: str  # the search
+    best: dict | None  # the best configuration with its inner answers and goals (None: a frontier)
+    value: float | None  # the goal at the best configuration
+    table: tuple  # the ranked rows (as many as the search shows), best first; a frontier: its rows, best x first
+    binding: tuple  # (condition, how many better configurations it rules out), most first
+    placement: dict  # per variable the search varies: where the best sits ('interior', 'edge', 'bound', 'only')
+    configurations: int  # how many were searched
+    feasible: int  # how many meet every condition
+    frontier: tuple = ()  # a frontier's rows (the same as table); () for a search with one goal
+    _failing: object = field(default=(), repr=False, compare=False)  # failing's rows, or the function that words them
+
+    @property
+    def failing(self) -> tuple:
+        """(configuration, what fails, why) of each configuration that fails, in the grid's order; worded when first read."""
+        if callable(self._failing):
+            object.__setattr__(self, "_failing", self._failing())
+        return self._failing
 
 
 def solve(
@@ -1114,6 +1139,146 @@ def smallest_tp(
     return _answer_number(value, True)
 
 
+def fastest_tp(
+    *,
+    gpu: str = GPU,
+    llm: str = LLM,
+    weight_bytes: float | None = None,
+    kv_bytes_per_token: float | None = None,
+    kv_heads: float | None = None,
+    layers: float | None = None,
+    hidden: float | None = None,
+    activation_bytes: float = 2,
+    link_bandwidth: float | None = None,
+    bandwidth_efficiency: float = 1,
+    step_overhead: float = 0,
+    comm_efficiency: float = 1,
+    batch: float = 64,
+    context: float = 2048,
+    tpot_target: float = 20,
+    decode_bandwidth: float | None = None,
+    decode_memory: float | None = None,
+) -> Choice:
+    """The TP degree with the lowest TPOT that divides the KV heads and fits in each GPU (the memory time shrinks with tp, the all-reduces grow).
+
+    Every configuration of tp (1, 2, 4, 8, 16, 32, 64), as chainc's search runs it: the model solved, the
+    conditions tested (memory: decode.step_bytes <= decode.memory; heads: heads_left <= 0); the configurations
+    that meet them ranked by min tpot (ties: the first listed).
+
+    Args:
+        gpu: GPU catalog id, a key of GPUS (default h100-sxm).
+        llm: LLM catalog id, a key of LLMS (default llama-3.1-70b).
+        weight_bytes: bytes of all weights, split evenly over the TP group [GB]. None: llm.weight_bytes.
+        kv_bytes_per_token: KV-cache bytes per token, all heads (each GPU holds kv_heads / tp of them) [B/token]. None: llm.kv_bytes_per_token.
+        kv_heads: key/value heads, which the TP degree must divide [1]. None: llm.kv_heads.
+        layers: transformer layers, each with two all-reduces in the forward pass [1]. None: llm.layers.
+        hidden: hidden size, the width of the activation each all-reduce sums [1]. None: llm.hidden.
+        activation_bytes: bytes per activation element on the wire (BF16) [B].
+        link_bandwidth: GPU-to-GPU bandwidth per direction (half the catalog's total, both directions) [GB/s]. None: gpu.gpu_link_bandwidth.
+        bandwidth_efficiency: achieved fraction of each GPU's HBM bandwidth, 0 to 1 (1: the ideal roofline), passed to goodput [1].
+        step_overhead: fixed time per decode step (0: the ideal roofline), passed to goodput; absorbs the scheduler, launches and all-reduce latency [ms].
+        comm_efficiency: achieved fraction of link_bandwidth in the all-reduces, 0 to 1 (1: the ideal ring); absorbs protocol overhead [1].
+        batch: sequences decoding together [1].
+        context: tokens of context per sequence [token].
+        tpot_target: the TPOT every request must meet [ms/token].
+        decode_bandwidth: HBM bandwidth [TB/s]. None: gpu.memory_bandwidth.
+        decode_memory: the GPU's memory, which must hold the weights and every sequence's KV cache [GB]. None: gpu.memory.
+
+    Returns:
+        Choice: the best configuration with its values, the ranked table (5 rows), what binds, where the best sits, why each other configuration fails (display units).
+
+    Raises:
+        ChainError: an input outside its domain, or no configuration meets the conditions (the message names the closest and why).
+    """
+    _begin()
+    if gpu not in GPUS:
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ())
+    if llm not in LLMS:
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ())
+    if weight_bytes is not None:
+        weight_bytes = _number(weight_bytes, "weight_bytes", "GB") * 8000000000
+        if not weight_bytes > 0:
+            _require(weight_bytes, weight_bytes / 8000000000, "given", "weight_bytes", "GB", False, "positive", ("positive", None, None))
+    if kv_bytes_per_token is not None:
+        kv_bytes_per_token = _number(kv_bytes_per_token, "kv_bytes_per_token", "B/token") * 8
+        if not kv_bytes_per_token > 0:
+            _require(kv_bytes_per_token, kv_bytes_per_token / 8, "given", "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+    if kv_heads is not None:
+        kv_heads = _number(kv_heads, "kv_heads")
+        if not (kv_heads % 1 == 0 and kv_heads >= 1):
+            _require(kv_heads, kv_heads, "given", "kv_heads", "", True, "positive integer, at least 1", ("positive", 1, None))
+    if layers is not None:
+        layers = _number(layers, "layers")
+        if not layers > 0:
+            _require(layers, layers, "given", "layers", "", False, "positive", ("positive", None, None))
+    if hidden is not None:
+        hidden = _number(hidden, "hidden")
+        if not hidden > 0:
+            _require(hidden, hidden, "given", "hidden", "", False, "positive", ("positive", None, None))
+    activation_bytes = _number(activation_bytes, "activation_bytes", "B") * 8
+    if not activation_bytes > 0:
+        _require(activation_bytes, activation_bytes / 8, "given", "activation_bytes", "B", False, "positive", ("positive", None, None))
+    if link_bandwidth is not None:
+        link_bandwidth = _number(link_bandwidth, "link_bandwidth", "GB/s") * 8000000000
+        if not link_bandwidth > 0:
+            _require(link_bandwidth, link_bandwidth / 8000000000, "given", "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
+    bandwidth_efficiency = _number(bandwidth_efficiency, "bandwidth_efficiency")
+    if not (bandwidth_efficiency > 0 and bandwidth_efficiency <= 1):
+        _require(bandwidth_efficiency, bandwidth_efficiency, "given", "bandwidth_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    step_overhead = _number(step_overhead, "step_overhead", "ms") / 1000
+    if not step_overhead >= 0:
+        _require(step_overhead, step_overhead * 1000, "given", "step_overhead", "ms", False, "nonnegative", ("nonnegative", None, None))
+    comm_efficiency = _number(comm_efficiency, "comm_efficiency")
+    if not (comm_efficiency > 0 and comm_efficiency <= 1):
+        _require(comm_efficiency, comm_efficiency, "given", "comm_efficiency", "", False, "positive, at most 1", ("positive", None, 1))
+    batch = _number(batch, "batch")
+    if not (batch % 1 == 0 and batch >= 1):
+        _require(batch, batch, "given", "batch", "", True, "positive integer, at least 1", ("positive", 1, None))
+    context = _number(context, "context", "token")
+    if not context > 0:
+        _require(context, context, "given", "context", "token", False, "positive", ("positive", None, None))
+    tpot_target = _number(tpot_target, "tpot_target", "ms/token") / 1000
+    if not tpot_target > 0:
+        _require(tpot_target, tpot_target * 1000, "given", "tpot_target", "ms/token", False, "positive", ("positive", None, None))
+    if decode_bandwidth is not None:
+        decode_bandwidth = _number(decode_bandwidth, "decode_bandwidth", "TB/s") * 8000000000000
+        if not decode_bandwidth > 0:
+            _require(decode_bandwidth, decode_bandwidth / 8000000000000, "given", "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+    if decode_memory is not None:
+        decode_memory = _number(decode_memory, "decode_memory", "GB") * 8000000000
+        if not decode_memory > 0:
+            _require(decode_memory, decode_memory / 8000000000, "given", "decode_memory", "GB", False, "positive", ("positive", None, None))
+    _axes = ((1, 2, 4, 8, 16, 32, 64),)
+    _configs = _configurations(_axes)
+    _cache = {}
+    _hardware = [_at_hardware(_cache, _hardware_fastest_tp, (gpu, llm)) for _c in _configs]
+    _rows = [None] * len(_configs)
+    for _j, _c in enumerate(_configs):
+        _tick()
+        (tp,) = _c
+        _rows[_j] = _config_fastest_tp(
+            _hardware[_j],
+            weight_bytes,
+            kv_bytes_per_token,
+            kv_heads,
+            layers,
+            hidden,
+            activation_bytes,
+            link_bandwidth,
+            bandwidth_efficiency,
+            step_overhead,
+            comm_efficiency,
+            batch,
+            context,
+            tp,
+            tpot_target,
+            decode_bandwidth,
+            decode_memory,
+        )
+    _fields = _chosen(_configs, _rows, tuple(len(a) for a in _axes), ("fastest_tp", 5, (("tp", 1, True, ""),), (), (("tpot", 0.001, False, "ms/token"),), ("min",), None))
+    return Choice(**_fields)
+
+
 def _ask_smallest_tp_latency(
     activation_bytes,
     bandwidth_efficiency,
@@ -1424,6 +1589,123 @@ def _ask_smallest_tp(
             ("smallest_tp", "tp", "", 1, "tpot <= tpot_target and decode.step_bytes <= decode.memory and heads_left <= 0", "", (None, None), "every positive whole number up to 64", "min"),
             titles,
         ) from None
+
+
+def _hardware_fastest_tp(gpu, llm):
+    """Search fastest_tp on one hardware: its titles, then every catalog and imported value it reads (base units)."""
+    try:
+        _gpu = GPUS[gpu]
+        gpu_gpu_link_bandwidth = _gpu["gpu_link_bandwidth"] * 8000000000
+        gpu_memory = _gpu["memory"] * 8000000000
+        gpu_memory_bandwidth = _gpu["memory_bandwidth"] * 8000000000000
+    except (KeyError, TypeError):
+        raise _entry_error("gpu", GPUS, _TITLES["gpu"], gpu, ("gpu_link_bandwidth", "memory", "memory_bandwidth")) from None
+    try:
+        _llm = LLMS[llm]
+        llm_hidden = _llm["hidden"]
+        llm_kv_bytes_per_token = _llm["kv_bytes_per_token"] * 8
+        llm_kv_heads = _llm["kv_heads"]
+        llm_layers = _llm["layers"]
+        llm_weight_bytes = _llm["weight_bytes"] * 8000000000
+    except (KeyError, TypeError):
+        raise _entry_error("llm", LLMS, _TITLES["llm"], llm, ("hidden", "kv_bytes_per_token", "kv_heads", "layers", "weight_bytes")) from None
+    return (
+        (_TITLES["gpu"].get(gpu, gpu), _TITLES["llm"].get(llm, llm)),
+        gpu_gpu_link_bandwidth,
+        gpu_memory,
+        gpu_memory_bandwidth,
+        llm_hidden,
+        llm_kv_bytes_per_token,
+        llm_kv_heads,
+        llm_layers,
+        llm_weight_bytes,
+    )
+
+
+def _config_fastest_tp(
+    _hw,
+    weight_bytes,
+    kv_bytes_per_token,
+    kv_heads,
+    layers,
+    hidden,
+    activation_bytes,
+    link_bandwidth,
+    bandwidth_efficiency,
+    step_overhead,
+    comm_efficiency,
+    batch,
+    context,
+    tp,
+    tpot_target,
+    decode_bandwidth,
+    decode_memory,
+):
+    """Search fastest_tp at one configuration (base units; None: the default): (inner answers, goals, what fails, why, shortfall, '').
+
+    _hw: the hardware's titles and values (_hardware_...), or the ChainError that says it has none.
+    """
+    if isinstance(_hw, ChainError):  # the hardware lacks a value the model reads
+        return ((), None, "no value", _hw.message, None, "")
+    _titles, gpu_gpu_link_bandwidth, gpu_memory, gpu_memory_bandwidth, llm_hidden, llm_kv_bytes_per_token, llm_kv_heads, llm_layers, llm_weight_bytes = _hw
+    _inner, _question = [], None
+    try:
+        if weight_bytes is None:
+            weight_bytes = llm_weight_bytes
+            if not weight_bytes > 0:
+                _require(weight_bytes, weight_bytes / 8000000000, "default", "weight_bytes", "GB", False, "positive", ("positive", None, None))
+        if kv_bytes_per_token is None:
+            kv_bytes_per_token = llm_kv_bytes_per_token
+            if not kv_bytes_per_token > 0:
+                _require(kv_bytes_per_token, kv_bytes_per_token / 8, "default", "kv_bytes_per_token", "B/token", False, "positive", ("positive", None, None))
+        if kv_heads is None:
+            kv_heads = llm_kv_heads
+            if not (kv_heads % 1 == 0 and kv_heads >= 1):
+                _require(kv_heads, kv_heads, "default", "kv_heads", "", True, "positive integer, at least 1", ("positive", 1, None))
+        if layers is None:
+            layers = llm_layers
+            if not layers > 0:
+                _require(layers, layers, "default", "layers", "", False, "positive", ("positive", None, None))
+        if hidden is None:
+            hidden = llm_hidden
+            if not hidden > 0:
+                _require(hidden, hidden, "default", "hidden", "", False, "positive", ("positive", None, None))
+        if link_bandwidth is None:
+            link_bandwidth = gpu_gpu_link_bandwidth / 2
+            if not link_bandwidth > 0:
+                _require(link_bandwidth, link_bandwidth / 8000000000, "default", "link_bandwidth", "GB/s", False, "positive", ("positive", None, None))
+        if decode_bandwidth is None:
+            decode_bandwidth = gpu_memory_bandwidth
+            if not decode_bandwidth > 0:
+                _require(decode_bandwidth, decode_bandwidth / 8000000000000, "default", "decode_bandwidth", "TB/s", False, "positive", ("positive", None, None))
+        if decode_memory is None:
+            decode_memory = gpu_memory
+            if not decode_memory > 0:
+                _require(decode_memory, decode_memory / 8000000000, "default", "decode_memory", "GB", False, "positive", ("positive", None, None))
+        _, _, _, heads_left, _, _, _, _, decode_step_bytes, _, _, _, _, tpot, _, _, _ = _solve_tensor_parallel(
+            activation_bytes,
+            bandwidth_efficiency,
+            batch,
+            comm_efficiency,
+            context,
+            decode_bandwidth,
+            hidden,
+            kv_bytes_per_token,
+            kv_heads,
+            layers,
+            link_bandwidth,
+            step_overhead,
+            tp,
+            tpot_target,
+            weight_bytes,
+        )
+    except ChainError as e:
+        return _unvalued(e, _question, _inner)
+    _tests = [
+        ("memory", "decode.step_bytes <= decode.memory", "<=", lambda: (_side(decode_step_bytes), _side(decode_memory)), lambda _l, _r: (_said(_l, ("decode_step_bytes", "GB", 8000000000)), ">", _said(_r, ("decode_memory", "GB", 8000000000)))),
+        ("heads", "heads_left <= 0", "<=", lambda: (_side(heads_left), _side(0)), lambda _l, _r: (_said(_l, ("heads_left", "", 1)), ">", _said(_r, None))),
+    ]  # fmt: skip
+    return (tuple(_inner), (tpot,), *_tested(_tests), "")
 
 
 def _solve_tensor_parallel(
@@ -2609,6 +2891,128 @@ def _nowhere(question: str, errors: list) -> ChainError:
     return ChainError(f"question {question}: {text}", errors[-1].hint, "infeasible")
 
 
+def _ranked(goal, feasible, seek: str) -> list:
+    """The rows where every condition holds, best goal first (ties: the row listed first)."""
+    kept = [i for i, ok in enumerate(feasible) if ok and goal[i] is not None]
+    return sorted(kept, key=lambda i: (goal[i] if seek == "min" else -goal[i], i))
+
+
+def _frontier(xs, ys, feasible, seek_x: str, seek_y: str) -> list:
+    """The rows no other feasible row beats (as good on both goals, better on one), best x first."""
+    sx, sy = (1 if seek_x == "min" else -1), (1 if seek_y == "min" else -1)
+    kept = sorted((i for i, ok in enumerate(feasible) if ok and xs[i] is not None and ys[i] is not None), key=lambda i: (sx * xs[i], sy * ys[i], i))
+    out, best_y, last = [], None, None
+    for i in kept:
+        key = (sx * xs[i], sy * ys[i])
+        if best_y is None or key[1] < best_y or key == last:  # an equal point dominates none: both stay
+            out.append(i)
+            best_y = key[1] if best_y is None else min(best_y, key[1])
+            last = key
+    return out
+
+
+def _binding(goal, failed, best, seek: str) -> list:
+    """(what failed, how many rows): what keeps out the rows whose goal beats the best's, most first.
+
+    failed[i]: the label of the first condition that fails at row i ('' where all hold); best: the best
+    row's goal, None when no row meets every condition (then every row with a goal counts)."""
+    counts = {}
+    for i, label in enumerate(failed):
+        if label and goal[i] is not None and (best is None or (goal[i] < best if seek == "min" else goal[i] > best)):
+            counts[label] = counts.get(label, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _satisfied(op: str, left, right) -> bool:
+    """`left op right` for a condition's operator ('<=', '<', '>=', '>')."""
+    return (op == "<=" and left <= right) or (op == "<" and left < right) or (op == ">=" and left >= right) or (op == ">" and left > right)
+
+
+def _shortfall(op: str, left, right) -> float:
+    """How far `left op right` is from holding, relative to the larger side (0 where it holds)."""
+    if _satisfied(op, left, right):
+        return 0.0
+    scale = max(abs(left), abs(right))
+    return float(abs(left - right) / scale) if scale else 0.0
+
+
+def _tested(conditions) -> tuple:
+    """A configuration's conditions, in order: (the label of the first that fails, '' where all hold; why, in words; the largest shortfall).
+
+    conditions: (label, text, op, sides, words) each; sides() -> (left, right), raising ArithmeticError,
+    ValueError or TypeError where a side has no value, which ends the test (the row then has no shortfall,
+    None); words(left, right) -> (left as text, the operator that holds instead, right as text).
+    """
+    failed, why, misses = "", "", []
+    for label, text, op, sides, words in conditions:
+        try:
+            left, right = sides()
+        except (ArithmeticError, ValueError, TypeError) as e:
+            return label, f"{label}: {text} has no value here ({e})", None
+        misses.append(_shortfall(op, left, right))
+        if not failed and not _satisfied(op, left, right):
+            failed, why = label, f"{label}: " + " ".join(words(left, right))
+    return failed, why, max(misses, default=0.0)
+
+
+def _decide(goals, feasible, failed, misses, seeks, sizes) -> tuple:
+    """The rule over every configuration's row: (order, binding, closest, placement).
+
+    goals: per goal, per row (None: the row has none); seeks: per goal. One goal: the feasible rows ranked,
+    what keeps better rows out, and where the best sits along each axis; two goals: the frontier. Where no
+    row meets every condition, closest is the row nearest to it (else None).
+    """
+    if len(seeks) == 2:
+        order, binds = _frontier(goals[0], goals[1], feasible, seeks[0], seeks[1]), []
+    else:
+        order = _ranked(goals[0], feasible, seeks[0])
+        binds = _binding(goals[0], failed, goals[0][order[0]] if order else None, seeks[0])
+    near = None if order else _closest(misses)
+    where = _placement(order[0], sizes, goals[0], feasible, seeks[0]) if order and len(seeks) == 1 else []
+    return order, binds, near, where
+
+
+def _nothing(count: int, near: str, why: str) -> str:
+    """No configuration meets the conditions, in words: how many were searched, the closest and why it fails ('' none)."""
+    return f"no configuration meets the conditions ({count} searched)" + (f"; the closest is {near}: {why}" if near else "")
+
+
+def _closest(misses) -> int | None:
+    """The row nearest to meeting every condition: the smallest shortfall (None where a row has no values); ties: first."""
+    best = None
+    for i, m in enumerate(misses):
+        if m is not None and (best is None or m < misses[best]):
+            best = i
+    return best
+
+
+def _placement(best: int, sizes, goal, feasible, seek: str) -> list:
+    """Per axis, where the best row sits along it: 'edge' (its first or last value), 'bound' (a neighbour
+    that would be better fails a condition or has no value), or 'interior' (both neighbours are worse)."""
+    out, stride = [], 1
+    strides = []
+    for n in reversed(sizes):
+        strides.append(stride)
+        stride *= n
+    strides.reverse()
+    for k, n in enumerate(sizes):
+        pos = best // strides[k] % n
+        if n == 1:
+            out.append("only")
+            continue
+        words = "interior"
+        for step in (-1, 1):
+            j = pos + step
+            if not 0 <= j < n:
+                words = "edge"
+                break
+            other = best + step * strides[k]
+            if not feasible[other] or goal[other] is None:
+                words = "bound"
+        out.append(words)
+    return out
+
+
 def _problem(e: BaseException) -> str:
     """What went wrong while computing a value, in the solver's words."""
     if isinstance(e, ZeroDivisionError):
@@ -2697,9 +3101,6 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     """
     question, find, unit, factor, condition, negated, labels, domain, seek = about
 
-    def show(label, value) -> str:
-        return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
-
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
@@ -2708,11 +3109,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
             return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
-        texts = (show(labels[0], left), negated, show(labels[1], right))
+        texts = (_said(left, labels[0]), negated, _said(right, labels[1]))
     on = f" on {' with '.join(titles)}" if titles else ""
-    at = show((find, unit, factor), e.at) if e.at is not None else ""
-    boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
+    at = _said(e.at, (find, unit, factor)) if e.at is not None else ""
+    boundary = _said(e.boundary, (find, unit, factor)) if e.boundary is not None else ""
     return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
+
+
+def _said(value, label) -> str:
+    """A value in a message as the solver words it: 'tpot = 42.3219 ms/token' for a variable (label: its name, unit, factor), else the number."""
+    return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
 
 
 class _Budget:
@@ -2728,6 +3134,17 @@ class _Budget:
 def _begin() -> None:
     """A public function starts: its budget runs from now."""
     _Budget.ends[threading.get_ident()] = time.monotonic() + _Budget.seconds
+
+
+def _tick() -> None:
+    """Raise the limit's error once the budget of the call in this thread has run out."""
+    end = _Budget.ends.get(threading.get_ident())
+    if end is not None and time.monotonic() > end:
+        raise ChainError(
+            f"the call took more than the solve_seconds limit of {_Budget.seconds:,} s",
+            "if the model is right, set _Budget.seconds of this module to more seconds, or compute it with chainc (CHAINC_MAX_SOLVE_SECONDS)",
+            "limit",
+        )
 
 
 def _limit_number(x, digits=None) -> str:
@@ -2751,3 +3168,98 @@ def _limit_warning(template: str, left, right, digits: tuple, about: str, where:
 
     words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
     warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)
+
+
+def _configurations(axes) -> list:
+    """Every configuration of the axes' values, one tuple each, the first axis slowest (the order of the solver's grid)."""
+    out = [()]
+    for values in axes:
+        out = [(*c, v) for c in out for v in values]
+    return out
+
+
+def _at_hardware(cache: dict, hardware, ids: tuple):
+    """hardware(*ids) computed once per hardware: the values a search reads there, or the ChainError that says why it has none."""
+    if ids not in cache:
+        try:
+            cache[ids] = hardware(*ids)
+        except ChainError as e:
+            if e.kind == "limit":
+                raise
+            cache[ids] = e
+    return cache[ids]
+
+
+def _unvalued(e: ChainError, question: str, inner: list) -> tuple:
+    """A configuration's row without values: an inner question without an answer is named, anything else has 'no value'; a limit stops the search."""
+    if e.kind == "limit":
+        raise e
+    return (tuple(inner), None, question if question and e.kind in ("infeasible", "unbounded") else "no value", e.message, None, "")
+
+
+def _side(x) -> float:
+    """One side of a search's condition at a configuration: a finite real number, else the side has no value there."""
+    if isinstance(x, complex) or getattr(getattr(x, "dtype", None), "kind", "") == "c":
+        raise ValueError("not a real number")
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError("not a finite number")
+    return x
+
+
+def _chosen(configs: list, rows: list, sizes: tuple, about: tuple) -> dict:
+    """A search's rows -> its Choice's fields in display units, by the runtime's rule (runtime.choose.decide).
+
+    configs: per row, one value per axis (a catalog id, or a base value); rows: per row (inner answers, goals
+    (None: no values), what fails ('' nothing), why (or a function that words it), shortfall, where the free
+    variable sits); about: (question,
+    rows shown, axes, inner unknowns (the free variable last), goals, seeks, free variable or None), each a
+    (name, factor (None: a catalog id), whole, unit). No configuration that meets the conditions raises ChainError.
+    """
+    question, show, axes, inner, goals, seeks, free = about
+    columns = [[None if r[1] is None else r[1][k] for r in rows] for k in range(len(goals))]
+    order, binding, near, placement = _decide(columns, [not r[3] for r in rows], [r[2] for r in rows], [r[4] for r in rows], seeks, sizes)
+
+    def shown(spec, base):
+        if base is None or spec[1] is None:
+            return base
+        return round(base / spec[1]) if spec[2] else base / spec[1]
+
+    def row(i: int, everything: bool = True) -> dict:
+        r = rows[i]
+        out = {a[0]: shown(a, v) for a, v in zip(axes, configs[i])}
+        if everything:
+            out.update((s[0], shown(s, r[0][k] if k < len(r[0]) else None)) for k, s in enumerate(inner))
+            out.update((s[0], shown(s, None if r[1] is None else r[1][k])) for k, s in enumerate(goals))
+        return out
+
+    def text(spec, base) -> str:  # as Chosen.describe: 'gpu = h200', 'batch = 1,258', 'batch: none'
+        if spec[1] is None:
+            return f"{spec[0]} = {base}"
+        return f"{spec[0]}: none" if base is None else f"{spec[0]} = {_limit_number(base / spec[1], 6)} {spec[3]}".rstrip()
+
+    if not order:
+        near_text = (
+            ", ".join([*(text(a, v) for a, v in zip(axes, configs[near])), *(text(s, rows[near][0][k] if k < len(rows[near][0]) else None) for k, s in enumerate(inner))]) if near is not None else ""
+        )
+        raise ChainError(
+            f"question {question}: " + _nothing(len(rows), near_text, rows[near][3] if near is not None else ""), "relax a condition, search other values, or change an input", "infeasible"
+        )
+    frontier = len(seeks) == 2
+    table = tuple({"rank": k + 1, **row(i)} for k, i in enumerate(order if frontier else order[:show]))
+    where = {a[0]: p for a, p in zip(axes, placement) if a[1] is not None}
+    if free is not None and not frontier:
+        where[free] = rows[order[0]][5]
+    best = None if frontier else row(order[0])
+    return {
+        "question": question,
+        "best": best,
+        "value": None if best is None else best[goals[0][0]],
+        "table": table,
+        "binding": tuple(tuple(b) for b in binding),
+        "placement": where,
+        "configurations": len(rows),
+        "feasible": sum(1 for r in rows if not r[3]),
+        "frontier": table if frontier else (),
+        "_failing": lambda: tuple((row(i, False), r[2], r[3]() if callable(r[3]) else r[3]) for i, r in enumerate(rows) if r[3]),
+    }

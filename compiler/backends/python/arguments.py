@@ -21,10 +21,11 @@ from .vector import writer_for
 class Arguments:
     """The part of a module writer that prints arguments (mixed into module.Module)."""
 
-    def signature(self, mn: ModelNames, inputs: list[str], positional: list[tuple[str, object]] = ()) -> list[str]:
+    def signature(self, mn: ModelNames, inputs: list[str], positional: list[tuple[str, object]] = (), kinds: list[str] | None = None) -> list[str]:
+        """The parameters: positional givens, then keywords: the catalog kinds (`kinds`, default all the model uses) and the inputs."""
         m = mn.model
         items = [f"{mn.variables[n]}: {self.typ} = {number(exact(v) / exact(m.variables[n].factor))}" for n, v in positional]
-        keywords = [f"{k}: str = {k.upper()}" for k in mn.kinds()]
+        keywords = [f"{k}: str = {k.upper()}" for k in (mn.kinds() if kinds is None else kinds)]
         calibrated = dict(mn.report.given) if mn.report.calibration is not None else {}  # its fitted values are the defaults
         for n in inputs:
             var = m.variables[n]
@@ -46,43 +47,8 @@ class Arguments:
     def prologue(self, out: Out, mn: ModelNames, loc: Locals, known: list[str], arguments: set[str]) -> None:
         """Catalog values, imported values, then every known variable in base units and checked (model order)."""
         m = mn.model
-        for kind in mn.kinds():
-            fields = [p for p in m.params.values() if p.source == kind]
-            ids = [f"{kind.upper()}S", f"_TITLES[{literal(kind)}]", kind]
-            self.used.add("_entry_error")
-            if not fields:
-                out.emit(f"if {kind} not in {kind.upper()}S:")
-                out.push()
-                out.call("raise _entry_error", [literal(kind), *ids])
-                out.pop()
-                continue
-            out.emit("try:")
-            out.push()
-            out.emit(f"_{kind} = {kind.upper()}S[{kind}]")
-            for p in fields:
-                spec = self.ctx.catalog.fields[kind][p.field_name]
-                value = f"_{kind}[{literal(p.field_name)}]"
-                value = f"np.float64({value})" if self.numpy else value  # a NumPy number: no exception where arrays give inf
-                out.emit(f"{loc[p.name]} = {scale(value, exact(spec.factor), True)}")
-            out.pop()
-            out.emit("except (KeyError, TypeError):")
-            out.push()
-            out.call("raise _entry_error", [literal(kind), *ids, tuple_text([literal(p.field_name) for p in fields])], " from None")
-            out.pop()
-        imports = dict(m.imports)
-        # the imports' functions first, deepest first: each one's prologue finds its own made, so a chain never recurses
-        for deeper in deepest_first([mn], self._unmade_imports, key=id)[:-1]:
-            self.import_function(deeper)
-        for alias in _aliases(m):
-            child = self.ctx.of(mn.report.imports[alias])
-            fn = self.import_function(child)
-            args = [kind if kind in mn.kinds() else literal(getattr(child.model, kind)) for kind in child.kinds()]
-            values = loc[f"{alias}:values"]
-            out.emit(f"{values} = {fn}({', '.join(args)})")
-            order = list(imports[alias].variables)
-            for p in m.params.values():
-                if p.source == alias:
-                    out.emit(f"{loc[p.name]} = {values}[{order.index(p.field_name)}]")
+        self.lookups(out, mn, loc, mn.kinds())
+        self.imported(out, mn, loc)
         pr = writer_for(self.numpy).Printer(loc)
         for n in m.variables:
             if n not in known:
@@ -103,12 +69,61 @@ class Arguments:
                     self.require(mn, out, n, x, '"given"')
         self.used |= pr.used
 
+    def lookups(self, out: Out, mn: ModelNames, loc: Locals, kinds: list[str], numpy: bool | None = None) -> None:
+        """Each kind's catalog values (base units), from the entry its argument names; an unknown id or a missing value raises _entry_error.
+
+        numpy: the NumPy flavour's lookups (a missing value is NaN, checked later); default: the module's flavour.
+        """
+        m = mn.model
+        numpy = self.numpy if numpy is None else numpy
+        for kind in kinds:
+            fields = [p for p in m.params.values() if p.source == kind]
+            ids = [f"{kind.upper()}S", f"_TITLES[{literal(kind)}]", kind]
+            self.used.add("_entry_error")
+            if not fields:
+                out.emit(f"if {kind} not in {kind.upper()}S:")
+                out.push()
+                out.call("raise _entry_error", [literal(kind), *ids])
+                out.pop()
+                continue
+            out.emit("try:")
+            out.push()
+            out.emit(f"_{kind} = {kind.upper()}S[{kind}]")
+            for p in fields:
+                spec = self.ctx.catalog.fields[kind][p.field_name]
+                value = f"_{kind}[{literal(p.field_name)}]"
+                value = f"np.float64({value})" if numpy else value  # a NumPy number: no exception where arrays give inf
+                out.emit(f"{loc[p.name]} = {scale(value, exact(spec.factor), True)}")
+            out.pop()
+            out.emit("except (KeyError, TypeError):")
+            out.push()
+            out.call("raise _entry_error", [literal(kind), *ids, tuple_text([literal(p.field_name) for p in fields])], " from None")
+            out.pop()
+
+    def imported(self, out: Out, mn: ModelNames, loc: Locals) -> None:
+        """The imported models' values the model reads (`_defaults_<model>(gpu, llm)` each, deepest first)."""
+        m = mn.model
+        imports = dict(m.imports)
+        # the imports' functions first, deepest first: each one's prologue finds its own made, so a chain never recurses
+        for deeper in deepest_first([mn], self._unmade_imports, key=id)[:-1]:
+            self.import_function(deeper)
+        for alias in _aliases(m):
+            child = self.ctx.of(mn.report.imports[alias])
+            fn = self.import_function(child)
+            args = [kind if kind in mn.kinds() else literal(getattr(child.model, kind)) for kind in child.kinds()]
+            values = loc[f"{alias}:values"]
+            out.emit(f"{values} = {fn}({', '.join(args)})")
+            order = list(imports[alias].variables)
+            for p in m.params.values():
+                if p.source == alias:
+                    out.emit(f"{loc[p.name]} = {values}[{order.index(p.field_name)}]")
+
     def as_array(self, text: str) -> str:
         return f"np.asarray({text}, dtype=float)"
 
     def argument(self, x: str, unit: str) -> str:
         """The caller's value of argument x, refused unless it is a number in `unit` (the NumPy flavour: numbers)."""
-        check = "_array" if self.numpy else "_number"
+        check = ("_one_number_np" if getattr(self, "one_number", False) else "_array") if self.numpy else "_number"  # a search takes one number per argument
         self.used.add(check)
         return f"{check}({x}, {literal(x)}" + (f", {literal(unit)})" if unit else ")")
 
@@ -164,7 +179,7 @@ class Arguments:
 
     # --- calling a program, and its results as records -------------------------------------------------------
 
-    def args_doc(self, mn: ModelNames, inputs: list[str], given: list[str] = ()) -> list[str]:
+    def args_doc(self, mn: ModelNames, inputs: list[str], given: list[str] = (), kinds: list[str] | None = None) -> list[str]:
         m = mn.model
 
         def line(n: str) -> str:
@@ -176,7 +191,7 @@ class Arguments:
                 return f"{mn.variables[n]}: {comment(var.description) or comment(n)}, a str: one of {', '.join(comment(c) for c in var.choices)}."
             return f"{mn.variables[n]}: {comment(var.description) or comment(n)} [{comment(var.unit) or '1'}].{source}"
 
-        kinds = [f"{k}: {k.upper()} catalog id, a key of {k.upper()}S (default {comment(self.ctx.default.get(k, getattr(m, k)))})." for k in mn.kinds()]
+        kinds = [f"{k}: {k.upper()} catalog id, a key of {k.upper()}S (default {comment(self.ctx.default.get(k, getattr(m, k)))})." for k in (mn.kinds() if kinds is None else kinds)]
         return [line(n) for n in given] + kinds + [line(n) for n in inputs]
 
     def call_program(self, out: Out, fn: str, program, loc: Locals) -> list[str]:

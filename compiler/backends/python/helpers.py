@@ -14,6 +14,9 @@ import time
 
 from ...runtime.answer import NoAnswer as _NoAnswer
 from ...runtime.answer import no_answer as _no_answer
+from ...runtime.choose import decide as _decide
+from ...runtime.choose import nothing as _nothing
+from ...runtime.choose import optimised as _optimised
 from ...runtime.roots import Beyond as _Beyond
 from ...runtime.roots import root_1d as _root_1d
 from ...runtime.values import ChainError
@@ -125,9 +128,6 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
     """
     question, find, unit, factor, condition, negated, labels, domain, seek = about
 
-    def show(label, value) -> str:
-        return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
-
     texts = ("", "", "")
     if e.kind == "infeasible" and sides is None:  # several conditions: each holds somewhere, never all at once
         texts = ("the conditions do not all hold", "", "")
@@ -136,11 +136,16 @@ def _question_error(e: _NoAnswer, sides, about: tuple, titles: tuple) -> ChainEr
             left, right = sides(e.at)
         except ChainError as err:  # the model has no admissible value even at the closest point: the solver's words
             return ChainError(f"question {question}: no {find} meets {condition}: {err.message}", err.hint)
-        texts = (show(labels[0], left), negated, show(labels[1], right))
+        texts = (_said(left, labels[0]), negated, _said(right, labels[1]))
     on = f" on {' with '.join(titles)}" if titles else ""
-    at = show((find, unit, factor), e.at) if e.at is not None else ""
-    boundary = show((find, unit, factor), e.boundary) if e.boundary is not None else ""
+    at = _said(e.at, (find, unit, factor)) if e.at is not None else ""
+    boundary = _said(e.boundary, (find, unit, factor)) if e.boundary is not None else ""
     return _no_answer(e, question, find, condition, seek, domain, on, at, texts, boundary)
+
+
+def _said(value, label) -> str:
+    """A value in a message as the solver words it: 'tpot = 42.3219 ms/token' for a variable (label: its name, unit, factor), else the number."""
+    return _shown(value) if label is None else f"{label[0]} = {_shown(value / label[2])} {label[1]}".rstrip()
 
 
 def _whole(x) -> int:
@@ -220,3 +225,121 @@ def _limit_warning(template: str, left, right, digits: tuple, about: str, where:
 
     words = template.format(_limit_number(left, digits[0]), _limit_number(right, digits[1]))
     warnings.warn(words + where + (f" ({about})" if about else ""), UserWarning, stacklevel=level)
+
+
+# --- searches over configurations: the rows a search function collects, and its Choice -------------------------------
+
+
+def _configurations(axes) -> list:
+    """Every configuration of the axes' values, one tuple each, the first axis slowest (the order of the solver's grid)."""
+    out = [()]
+    for values in axes:
+        out = [(*c, v) for c in out for v in values]
+    return out
+
+
+def _at_hardware(cache: dict, hardware, ids: tuple):
+    """hardware(*ids) computed once per hardware: the values a search reads there, or the ChainError that says why it has none."""
+    if ids not in cache:
+        try:
+            cache[ids] = hardware(*ids)
+        except ChainError as e:
+            if e.kind == "limit":
+                raise
+            cache[ids] = e
+    return cache[ids]
+
+
+def _unvalued(e: ChainError, question: str, inner: list) -> tuple:
+    """A configuration's row without values: an inner question without an answer is named, anything else has 'no value'; a limit stops the search."""
+    if e.kind == "limit":
+        raise e
+    return (tuple(inner), None, question if question and e.kind in ("infeasible", "unbounded") else "no value", e.message, None, "")
+
+
+def _side(x) -> float:
+    """One side of a search's condition at a configuration: a finite real number, else the side has no value there."""
+    if isinstance(x, complex) or getattr(getattr(x, "dtype", None), "kind", "") == "c":
+        raise ValueError("not a real number")
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError("not a finite number")
+    return x
+
+
+def _free_row(config, args: list, at: int, lo, hi, seek: str) -> tuple:
+    """A configuration whose free variable is optimised (runtime.choose.optimised): config(*args) with each trial value
+    at args[at]; its row, x last of the inner answers."""
+
+    def at_x(x):
+        return config(*args[:at], x, *args[at + 1 :])
+
+    x, where, row = _optimised(at_x, lambda r: None if r[3] else r[1][0], lo, hi, seek)
+    return ((*row[0], x), row[1], row[2], row[3], row[4], where)
+
+
+def _row_at(label, config, args: list) -> tuple:
+    """A configuration's row by the rule at one configuration, config(*args); where the vectorised run found what
+    fails (label), the row fails there and its words are config's, computed when first read."""
+    if label is None:
+        _tick()
+        return config(*args)
+    return ((), None, label, lambda: config(*args)[3], None, "")
+
+
+def _chosen(configs: list, rows: list, sizes: tuple, about: tuple) -> dict:
+    """A search's rows -> its Choice's fields in display units, by the runtime's rule (runtime.choose.decide).
+
+    configs: per row, one value per axis (a catalog id, or a base value); rows: per row (inner answers, goals
+    (None: no values), what fails ('' nothing), why (or a function that words it), shortfall, where the free
+    variable sits); about: (question,
+    rows shown, axes, inner unknowns (the free variable last), goals, seeks, free variable or None), each a
+    (name, factor (None: a catalog id), whole, unit). No configuration that meets the conditions raises ChainError.
+    """
+    question, show, axes, inner, goals, seeks, free = about
+    columns = [[None if r[1] is None else r[1][k] for r in rows] for k in range(len(goals))]
+    order, binding, near, placement = _decide(columns, [not r[3] for r in rows], [r[2] for r in rows], [r[4] for r in rows], seeks, sizes)
+
+    def shown(spec, base):
+        if base is None or spec[1] is None:
+            return base
+        return round(base / spec[1]) if spec[2] else base / spec[1]
+
+    def row(i: int, everything: bool = True) -> dict:
+        r = rows[i]
+        out = {a[0]: shown(a, v) for a, v in zip(axes, configs[i])}
+        if everything:
+            out.update((s[0], shown(s, r[0][k] if k < len(r[0]) else None)) for k, s in enumerate(inner))
+            out.update((s[0], shown(s, None if r[1] is None else r[1][k])) for k, s in enumerate(goals))
+        return out
+
+    def text(spec, base) -> str:  # as Chosen.describe: 'gpu = h200', 'batch = 1,258', 'batch: none'
+        if spec[1] is None:
+            return f"{spec[0]} = {base}"
+        return f"{spec[0]}: none" if base is None else f"{spec[0]} = {_limit_number(base / spec[1], 6)} {spec[3]}".rstrip()
+
+    if not order:
+        near_text = (
+            ", ".join([*(text(a, v) for a, v in zip(axes, configs[near])), *(text(s, rows[near][0][k] if k < len(rows[near][0]) else None) for k, s in enumerate(inner))]) if near is not None else ""
+        )
+        raise ChainError(
+            f"question {question}: " + _nothing(len(rows), near_text, rows[near][3] if near is not None else ""), "relax a condition, search other values, or change an input", "infeasible"
+        )
+    frontier = len(seeks) == 2
+    table = tuple({"rank": k + 1, **row(i)} for k, i in enumerate(order if frontier else order[:show]))
+    where = {a[0]: p for a, p in zip(axes, placement) if a[1] is not None}
+    if free is not None and not frontier:
+        where[free] = rows[order[0]][5]
+    best = None if frontier else row(order[0])
+    return {
+        "question": question,
+        "best": best,
+        "value": None if best is None else best[goals[0][0]],
+        "table": table,
+        "binding": tuple(tuple(b) for b in binding),
+        "placement": where,
+        "configurations": len(rows),
+        "feasible": sum(1 for r in rows if not r[3]),
+        "frontier": table if frontier else (),
+        "_failing": lambda: tuple((row(i, False), r[2], r[3]() if callable(r[3]) else r[3]) for i, r in enumerate(rows) if r[3]),
+    }

@@ -271,7 +271,7 @@ def _search_np(trial, start, factor: float, kind: str, lo, hi, name: str, unit: 
         if np.all(done | bracketed):
             break
     missing = ~done & ~bracketed
-    for edge in (lo, hi):  # the scalar rule's scan includes the domain's closed edges (x = 0 of a nonnegative domain)
+    for edge in (e for e in given if e is not None):  # the scalar rule's scan includes the declared edges (not a sign's 0: runtime.roots._points)
         if np.any(missing) and math.isfinite(edge) and not (kind == "positive" and edge <= 0):
             fe = f(np.full(shape, float(edge)))
             hit = missing & (fe == 0)

@@ -84,6 +84,17 @@ def tuple_text(names: list[str]) -> str:
     return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
 
 
+def unpack_value(out: Out, names: list[str], value: str) -> None:
+    """`a, b = value`, laid out as ruff format leaves it when it does not fit on one line."""
+    line = f"{', '.join(names)} = {value}"
+    if len(out.indent + line) <= LINE:
+        out.emit(line)
+        return
+    out.emit("(")
+    out.lines += [f"{out.indent}{INDENT}{n}," for n in names]
+    out.emit(f") = {value}")
+
+
 def unpack(out: Out, names: list[str], fn: str, args: list[str]) -> None:
     """`a, b = fn(args)`, laid out as ruff format leaves it when it does not fit on one line."""
     if not names:

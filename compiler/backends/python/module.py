@@ -165,10 +165,27 @@ class Module(Arguments):
             base = "_and_".join(find) if find else "solve"
             fname = ctx.globals.take(f"{base}_from_{'_and_'.join(given)}" if given else f"{base}_query", "query")
             self.public.append((fname, query_function(self, fname, sol, find, given)))
+        for name in m.searches:
+            self.search(name)
         programs = self.program_functions()
         if self.gaps:
             return ""
         return self.assemble(programs)
+
+    def search(self, name: str) -> None:
+        """A search's public function (searches.py), or the gap that says why it cannot be printed."""
+        from .search_shape import Unprintable
+        from .searches import search_function
+
+        report = self.ctx.report
+        if name not in report.choosing:
+            self.gaps.append((f"search {name} (it cannot be planned: {report.searches[name].message})", None))
+            return
+        fname = self.ctx.globals.take(name, "question")
+        try:
+            self.public.append((fname, search_function(self, fname, report.choosing[name])))
+        except Unprintable as e:
+            self.gaps.append((str(e), None))
 
     def program_functions(self) -> list[list[str]]:
         blocks = []
@@ -194,13 +211,13 @@ class Module(Arguments):
         modules |= {u for u in self.used if u in ("math", "np")}
         lines = doc_lines(self.docstring())
         lines += ["", "from __future__ import annotations", ""]
-        std = [f"import {mod}" for mod in ("math", "threading", "time") if mod in modules] + ["from dataclasses import dataclass"]
+        std = [f"import {mod}" for mod in ("math", "threading", "time") if mod in modules] + [f"from dataclasses import dataclass{', field' if m.searches else ''}"]
         std += ["from fractions import Fraction"] if "fractions" in modules else []
         std += ["from typing import NamedTuple"] if m.tables else []
         lines += std
         if self.numpy:
             lines += ["", "import numpy as np", "from numpy.typing import ArrayLike"]
-        public = ["ChainError", *self.constant_names(), "Solution", *(ctx.row_class[t] for t in m.tables), *(n for n, _ in self.public)]
+        public = ["ChainError", *self.constant_names(), "Solution", *(["Choice"] if m.searches else []), *(ctx.row_class[t] for t in m.tables), *(n for n, _ in self.public)]
         lines.append("")
         out = Out()
         out.call("__all__ = ", [literal(n) for n in public], "", "[", "]")
@@ -251,7 +268,11 @@ class Module(Arguments):
             values = dict(ctx.entry_values(kind))[entry]
             for f in ctx.fields[kind]:
                 spec = ctx.catalog.fields[kind][f]
-                out.emit(f"{ctx.constants[(kind, f)]} = {optional(values[f])}  # {comment(spec.unit) or '1'}: {comment(spec.description)}")
+                line = f"{ctx.constants[(kind, f)]} = {optional(values[f])}  # {comment(spec.unit) or '1'}: {comment(spec.description)}"
+                if len(line) > LINE:  # ruff format would wrap the value in parentheses to fit the comment: the comment goes above
+                    out.emit(f"# {comment(spec.unit) or '1'}: {comment(spec.description)}")
+                    line = f"{ctx.constants[(kind, f)]} = {optional(values[f])}"
+                out.emit(line)
             out.emit()
         for kind in ctx.kinds:
             out.emit(f"# every {kind.upper()} of the catalog, values in the field units above (None: the entry has no such value)")
@@ -299,7 +320,32 @@ class Module(Arguments):
         for name in m.tables:
             out.emit(f"{mn.tables[name]}: tuple[{self.ctx.row_class[name]}, ...] = ()  # table {comment(name)}, one record per row")
         blocks.append(out.lines)
+        if m.searches:
+            blocks.append(CHOICE.split("\n"))
         return blocks
+
+
+CHOICE = '''@dataclass(frozen=True)
+class Choice:
+    """What a search over configurations found, in display units (catalog entries by id); searches return it."""
+
+    question: str  # the search
+    best: dict | None  # the best configuration with its inner answers and goals (None: a frontier)
+    value: float | None  # the goal at the best configuration
+    table: tuple  # the ranked rows (as many as the search shows), best first; a frontier: its rows, best x first
+    binding: tuple  # (condition, how many better configurations it rules out), most first
+    placement: dict  # per variable the search varies: where the best sits ('interior', 'edge', 'bound', 'only')
+    configurations: int  # how many were searched
+    feasible: int  # how many meet every condition
+    frontier: tuple = ()  # a frontier's rows (the same as table); () for a search with one goal
+    _failing: object = field(default=(), repr=False, compare=False)  # failing's rows, or the function that words them
+
+    @property
+    def failing(self) -> tuple:
+        """(configuration, what fails, why) of each configuration that fails, in the grid's order; worded when first read."""
+        if callable(self._failing):
+            object.__setattr__(self, "_failing", self._failing())
+        return self._failing'''
 
 
 def doc_lines(text: str) -> list[str]:

@@ -21,9 +21,9 @@ _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _BREAKS = {"\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"}
 
 # builtins and modules a generated function body names besides its locals: variables, tables and columns never take them
-BODY_NAMES = {"abs", "min", "max", "round", "range", "len", "float", "int", "bool", "tuple", "isinstance", "sum", "math", "np", "gpu", "llm", "ChainError"}
+BODY_NAMES = {"abs", "min", "max", "round", "range", "len", "float", "int", "bool", "tuple", "isinstance", "enumerate", "sum", "math", "np", "gpu", "llm", "ChainError"}
 # module-level names shadow builtins for every function of the module (the copied runtime too): avoid them all
-MODULE_RESERVED = BODY_NAMES | set(dir(builtins)) | {"annotations", "dataclass", "NamedTuple", "ArrayLike", "GPU", "LLM", "GPUS", "LLMS", "Solution", "solve"}
+MODULE_RESERVED = BODY_NAMES | set(dir(builtins)) | {"annotations", "dataclass", "NamedTuple", "ArrayLike", "GPU", "LLM", "GPUS", "LLMS", "Solution", "Choice", "solve"}
 # a module named like one of these would hide it from its neighbours once the output folder is on sys.path
 SHADOWED_MODULES = set(sys.stdlib_module_names) | {"numpy", "chainc", "compiler"}
 MODULE_SUFFIX = "_chain"

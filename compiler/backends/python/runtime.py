@@ -1,10 +1,10 @@
 """The functions generated modules copy: chainc's runtime rules and the backend's own helpers, as source.
 
 A generated module needs some of: the runtime rules (compiler/runtime/: domains,
-pick, rows, aggregate, LambertW, the root finder, the question rule), the scalar
+pick, rows, aggregate, LambertW, the root finder, the question rule, the choosing rule), the scalar
 helpers of this backend (helpers.py: located messages, the catalog lookup, the
-search around the root finder) and, for the NumPy flavour, helpers_np.py and
-compiler/answer_np.py (the solver's vectorised path runs it too). Each is copied with `inspect.getsource` (the NumPy files, which import
+search around the root finder, a search's rows) and, for the NumPy flavour, helpers_np.py,
+choose_np.py and compiler/answer_np.py (the solver's vectorised path runs it too). Each is copied with `inspect.getsource` (the NumPy files, which import
 NumPy, are read as text and cut with `ast`), only those a module uses and everything they call,
 in one fixed order. Runtime names get a leading underscore in the copy (`pick` ->
 `_pick`), so no model name can shadow them; ChainError keeps its name: it is
@@ -18,10 +18,10 @@ import inspect
 from functools import cache
 from pathlib import Path
 
-from ...runtime import answer, roots, values
+from ...runtime import answer, choose, roots, values
 from . import helpers
 
-_RUNTIME = (values, roots, answer)
+_RUNTIME = (values, roots, answer, choose)
 PUBLIC = {"ChainError"}
 
 
@@ -36,7 +36,7 @@ def _catalog() -> dict[str, tuple[str, str]]:
     for name, obj in vars(helpers).items():
         if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == helpers.__name__:
             out[name] = (inspect.getsource(obj), "math")
-    for path in (Path(__file__).with_name("helpers_np.py"), Path(__file__).parents[2] / "answer_np.py"):
+    for path in (Path(__file__).with_name("helpers_np.py"), Path(__file__).parents[2] / "answer_np.py", Path(__file__).with_name("choose_np.py")):
         text = path.read_text(encoding="utf-8")
         for node in ast.parse(text).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
