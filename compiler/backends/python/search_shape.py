@@ -43,7 +43,8 @@ class Shape:
         available = set(self.known) | set(m.params)
         for var, pq in pc.inner[hw]:
             q = pq.rule.question.name
-            if q not in module.rules or module.ctx.report.asking.get(q) != pq.rule:
+            own = module.ctx.report.asking.get(q)
+            if q not in module.rules or not (own is pq.rule or repr(own) == repr(pq.rule)):  # the same plan (a cleared plan cache makes a copy)
                 raise Unprintable(f"search {self.search.name} (its question {q} is planned otherwise inside the search than on its own)")
             fn, inputs = module.rules[q]
             missing = [n for n in inputs if n not in available]
