@@ -84,8 +84,8 @@ def _from_boundary_np(b, live, test, code, domain, seek, step, lo, hi, strict) -
     live &= ~neither & ~both
     take = live & (below != above) & (below if want_max else above)  # the condition holds on the answer's side
     to_edge = live & ~take
-    if edge is None:
-        code[to_edge] = 2
+    if edge is None:  # it holds past the boundary toward an open end: searched, as runtime.answer does
+        both = both | to_edge
         live &= ~to_edge
     value = np.where(take, b, np.nan if edge is None else float(edge))
     on_b = take.copy()  # the value is the closed-form boundary itself

@@ -173,6 +173,10 @@ def answer_question(model, rule: Asking, at: Callable, boundary: Solution | None
         value, how, back = answer(b, feasible, lambda x: V.admits(x, *d.bounds), q.seek, rule.step, rule.lo, rule.hi, rule.probe, closed, rule.strict, d.integer, d.values)
     except NoAnswer as e:
         raise _no_answer(model, rule, e, at) from None
+    if b is not None and how in ("search", "floor", "ceiling") and abs(value - b) > max(2 * rule.step if rule.step else 0, abs(b) / 10**9):
+        # the rule searched the domain: the closed form's boundary is not where the condition turns (runtime/answer.answer),
+        # so neither the message, the derivation nor the sensitivities may quote it
+        return Answer(q, value, value, at(value), None, Rounding(how, rule.step, back, False))
     return Answer(q, value, b if b is not None else value, at(value), boundary, Rounding(how, rule.step, back, closed))
 
 

@@ -211,6 +211,8 @@ class Answer:
             return "found by searching its domain (no closed-form boundary)"
         if r.how == "set":
             return "found by trying each value of its set"
+        if self.boundary_solution is None and self.base_boundary == self.base:  # the search's value, on the grid
+            return f"found by searching its domain, in steps of {V.shown(r.step / exact(var.factor))}"
         text = f"{r.how} of the boundary {V.shown(self.base_boundary / exact(var.factor))} to steps of {V.shown(r.step / exact(var.factor))}"
         return text + (", one step back to meet a strict condition" if r.stepped_back else "")
 
