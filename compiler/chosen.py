@@ -36,6 +36,11 @@ class Reasons:
         return (self[i] for i in range(self._n))
 
 
+# Where the best sits along a variable (runtime/choose.placement's kinds), as the sentence says it: the
+# solver's Chosen and the workbook's formulas both read this table.
+PLACEMENT_WORDS = {"edge": "at the edge of its values", "bound": "next to a value that fails", "interior": "interior (both neighbours are worse)"}
+
+
 @dataclass(frozen=True, repr=False)
 class Chosen:
     search: Choose
@@ -132,7 +137,7 @@ class Chosen:
         return f"bound by {label} (it rules out {n} better configuration{'s' if n != 1 else ''}{rest and '; also' + rest})"
 
     def _where(self) -> str:
-        words = {"edge": "at the edge of its values", "bound": "next to a value that fails", "interior": "interior (both neighbours are worse)"}
+        words = PLACEMENT_WORDS
         varied = [(a.name, p) for a, p in zip(self.search.over, self.placement) if not a.catalog and p in words]
         if self.search.free and self.free_where:
             varied.append((self.search.free, self.free_where))

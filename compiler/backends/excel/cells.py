@@ -181,11 +181,13 @@ class Sheet:
         return c
 
     def fixed(self, row: int, col: int, value, fmt: str, how: str):
-        """The compiler's number where no formula can follow the inputs: styled apart, with a note."""
+        """The compiler's number (or chosen catalog id) where no formula can follow the inputs: styled apart, with a note."""
         c = self.ws.cell(row=row, column=col)
         if isinstance(value, xl.XError) or value is None:
             c.value = "#N/A"
             c.data_type = "e"
+        elif isinstance(value, str):
+            c.value = value
         else:
             c.value = cell_number(value)
         c.fill, c.font, c.number_format = FIXED_FILL, FIXED_FONT, fmt

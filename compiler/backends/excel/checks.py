@@ -167,7 +167,7 @@ def _check(chain, k: int, o, row: int) -> int:
         if found is not None:
             sh.formula(row, 2, found[0], got.got)
         else:
-            sh.fixed(row, 2, None, "General", f"question {check.question} at {at}: the compiler's choice at build time, {got.got}")
+            sh.fixed(row, 2, got.got, "General", f"question {check.question} at {at}: the compiler's choice at build time")
         chain.book.manifest.cells[(m.name, "check", k, kind)] = (title, f"B{row}")
         sh.text(row, 3, want)
         sh.text(row, 5, "exact")

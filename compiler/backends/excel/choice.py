@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from openpyxl.utils import get_column_letter, quote_sheetname
 
+from ...chosen import PLACEMENT_WORDS as W
 from ...numbers import exact
 from . import xl
 from .cells import BOLD, GREY_FONT, NOTE_FONT, WRAP, number_format
@@ -245,7 +246,7 @@ def _placement(ss, feasible, best) -> list:
         pos = xl.fn("MOD", xl.fn("INT", xl.op("/", at, n(stride))) if stride > 1 else at, n(sizes[k]))
         edge = xl.fn("OR", xl.op("=", pos, n(0)), xl.op("=", pos, n(sizes[k] - 1)))
         beside = [xl.op("=", index(feasible, xl.op(o, best, n(stride))), n(1)) for o in ("-", "+")]
-        words = xl.fn("IF", edge, xl.Str("at the edge of its values"), xl.fn("IF", xl.fn("IFERROR", xl.fn("AND", *beside), xl.FALSE), xl.Str("interior"), xl.Str("where a condition binds")))
+        words = xl.fn("IF", edge, xl.Str(W["edge"]), xl.fn("IF", xl.fn("IFERROR", xl.fn("AND", *beside), xl.FALSE), xl.Str(W["interior"]), xl.Str(W["bound"])))
         out += [xl.Str(f"; {axis.name} "), words]
     return out
 

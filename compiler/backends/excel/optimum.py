@@ -22,6 +22,7 @@ from fractions import Fraction
 
 from openpyxl.utils import get_column_letter
 
+from ...chosen import PLACEMENT_WORDS as W
 from ...numbers import exact
 from . import xl
 from .cells import BOLD, GREY_FONT, SECTION_FONT
@@ -157,4 +158,4 @@ class Optimum:
         edge = xl.fn("OR", xl.op("=", bx, n(self.lo / f)), xl.op("=", bx, n(self.hi / f)))
         k, cr = self.k, self.costs
         near = [xl.op(">=", xl.fn("INDEX", cr, j, n(1)), n(INF)) for j in (xl.fn("MAX", xl.op("-", k, n(1)), n(1)), k, xl.fn("MIN", xl.op("+", k, n(1)), n(POINTS)))]
-        return xl.fn("IF", edge, xl.Str("at the edge of its values"), xl.fn("IF", xl.fn("OR", *near), xl.Str("where a condition binds"), xl.Str("interior")))
+        return xl.fn("IF", edge, xl.Str(W["edge"]), xl.fn("IF", xl.fn("OR", *near), xl.Str(W["bound"]), xl.Str(W["interior"])))
