@@ -303,7 +303,8 @@ class Emitter:
             index = xl.fn("IF", xl.fn("OR", *several) if len(several) > 1 else several[0], xl.fn("NA"), index)
         which = self.put(f"{'+'.join(s.names)}#root", f"admissible root of {', '.join(s.names)}", index, helper=True, fmt="0")
         for i, (n, f) in enumerate(zip(s.names, factors)):
-            node = xl.fn("CHOOSE", which, *(cells[i] for cells in roots))
+            # no admissible root: #N/A in every engine (Gnumeric's CHOOSE of an error index is #VALUE!)
+            node = xl.fn("IF", xl.fn("ISNUMBER", which), xl.fn("CHOOSE", which, *(cells[i] for cells in roots)), xl.fn("NA"))
             self.scope.slots[n] = (self.put(n, n, node, self._cached(n)), f)
 
     def _search(self, s: P.Search):

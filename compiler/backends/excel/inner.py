@@ -22,6 +22,8 @@ class Answered:
 
     base: object
     boundary_solution: object = None
+    binding: tuple = ("",)  # a several-condition answer: truthy where a condition's own answer binds (no joint search)
+    how: str = "the solver's answer at this configuration"
 
 
 class _Book:
@@ -35,11 +37,14 @@ class _Book:
 
 
 class AtRow:
-    """What QuestionCells reads of a chain, at one configuration row of a search."""
+    """What QuestionCells reads of a chain, at one configuration row of a search.
 
-    def __init__(self, chain, sheet, scope, rule, answer):
+    rules and answers: by question name, the inner question's and, for a several-condition one, each
+    part's (the parts are written first, into this one manifest and scope, as the chain sheet does).
+    """
+
+    def __init__(self, chain, sheet, scope, rules: dict, answers: dict):
         self.sheet, self.model, self.scope = sheet, chain.model, scope
         self.book = _Book(chain.book)
         self.factor, self.describe, self.formats = chain.factor, chain.describe, chain.formats
-        name = rule.question.name
-        self.report = SimpleNamespace(asking={name: rule}, answers={name: answer}, solution=chain.report.solution)
+        self.report = SimpleNamespace(asking=dict(rules), answers=dict(answers), solution=chain.report.solution)

@@ -74,8 +74,13 @@ def wrapped_lines(text: str, width: float) -> int:
     return lines
 
 
-def fit(ws, cached: dict, last_col: int, fixed: dict | None = None) -> None:
-    """Fit columns 1..last_col to their cells (`fixed`: column -> width to keep), then the rows to their text."""
+def fit(ws, cached: dict, last_col: int, fixed: dict | None = None, last_row: int | None = None, as_built: range = range(0)) -> None:
+    """Fit columns 1..last_col to their cells (`fixed`: column -> width to keep), then the rows to their text.
+
+    last_row: the last row that prints (None: all of them). as_built: rows sized to the text they show at
+    build time, not to the longest their formulas can show (a search's configurations: hundreds of rows,
+    each of which would otherwise print four lines high for a reason most rows never give).
+    """
     fixed = fixed or {}
     merged = {}
     for rng in ws.merged_cells.ranges:
@@ -130,7 +135,7 @@ def fit(ws, cached: dict, last_col: int, fixed: dict | None = None) -> None:
         text = cached.get((ws.title, cell.coordinate), cell.value) if cell.data_type == "f" else cell.value
         if text is None or rng.min_row != rng.max_row or isinstance(text, xl.XError):
             continue
-        if cell.data_type == "f" and isinstance(cell.value, str):  # room for the longest text it can show (a domain's reason)
+        if cell.data_type == "f" and isinstance(cell.value, str) and rng.min_row not in as_built:  # room for the longest text it can show (a domain's reason)
             longest = max(re.findall(r'"((?:[^"]|"")*)"', cell.value), key=len, default="")
             if len(longest) + 16 > len(str(text)):
                 text = longest + " " * 16
@@ -144,7 +149,7 @@ def fit(ws, cached: dict, last_col: int, fixed: dict | None = None) -> None:
                     a = cell.alignment
                     cell.alignment = Alignment(horizontal=a.horizontal if a else None, wrap_text=a.wrap_text if a else None, vertical="top")
     _place_charts(ws, widths)
-    ws.print_area = f"A1:{get_column_letter(last_col)}{max(ws.max_row, 1)}"
+    ws.print_area = f"A1:{get_column_letter(last_col)}{max(last_row or ws.max_row, 1)}"
 
 
 def _narrow_for_print(ws, widths, numbers, fixed, last_col, texts, headers, heights, cached) -> None:

@@ -427,5 +427,5 @@ class QuestionCells:
             sheet.fixed(answer_row, 2, None, "General", text)
         sheet.long(answer_row, 4, 13, text, font=NOTE_FONT)
         self.chain.book.manifest.cells[(self.model.name, "message", q.name)] = (sheet.ws.title, f"D{answer_row}")
-        self.chain.book.manifest.notes.append(f"{q.loc}: note: the workbook's {self.model.name}!B{answer_row} ({q.name}) is the build's answer and does not follow the inputs: {why}")
+        self.chain.book.manifest.notes.append(f"{q.loc}: note: the workbook's {self.sheet.ws.title}!B{answer_row} ({q.name}) is the build's answer and does not follow the inputs: {why}")
         return row

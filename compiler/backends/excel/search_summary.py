@@ -29,7 +29,8 @@ def write_searches(chain, row: int) -> int:
         ss = SearchSheet(chain, name, ws)
         ss.write()
         ss.sheet.page()
-        fit(ws, book.cached, ss.last_col)
+        rows = range(ss.first, ss.last + 1) if hasattr(ss, "last") else range(0)
+        fit(ws, book.cached, ss.last_col, last_row=rows.stop - 1 if rows else None, as_built=rows)  # the workings below the rows are for the screen
         goal, sentence, note = ss.summary
         c = sh.text(row, 1, name, font=Font(bold=True, color="0563C1", underline="single"))
         c.hyperlink = Hyperlink(ref=c.coordinate, location=f"'{title}'!A1", display=name)

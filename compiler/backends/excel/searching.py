@@ -25,9 +25,10 @@ from fractions import Fraction
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.hyperlink import Hyperlink
 
-from ... import lower
+from ... import choosing, lower
 from ... import program as P
-from ...errors import ChaincError
+from ...errors import ChaincError, NoAnswerError
+from ...execute import ask
 from ...limits import LIMITS, limit
 from ...numbers import exact
 from . import choice, xl, xlcalc
@@ -96,12 +97,11 @@ class SearchSheet:
         if self.varied() and any(p.source not in ("gpu", "llm") for name, p in self.model.params.items() if name in at.program.inputs):
             return "the model reads an imported chain's values, which follow that chain's own dropdowns, not each configuration's"
         for _, pq in inner:
-            q = pq.rule.question
-            if pq.parts:
-                return f"its inner question {q.name} has several conditions, whose combined answer the workbook does not lay out per configuration"
-            probe = QuestionCells(AtRow(self.chain, self.sheet, self.chain.scope.child(), pq.rule, None), q.name)
-            if not probe.laid_out:
-                return f"its inner question {q.name} cannot be laid out: {probe.why_fixed()}"
+            for part in [p for _, p in pq.parts] or [pq]:  # a several-condition question: each condition's own answer, combined
+                name = part.rule.question.name
+                probe = QuestionCells(AtRow(self.chain, self.sheet, self.chain.scope.child(), {name: part.rule}, {name: None}), name)
+                if not probe.laid_out:
+                    return f"its inner question {pq.rule.question.name} cannot be laid out: {probe.why_fixed()}"
         return None
 
     # --- the sheet --------------------------------------------------------------------------------
@@ -161,6 +161,7 @@ class SearchSheet:
         self.first = self.grid_head + 1
         self.last = self.first + len(self.pc.configs) - 1
         self.scopes: list = []  # per row: (its scope, the tests that its catalog values have values)
+        self.lacking: list = []  # per row: the first catalog value its entry lacks, in words ('' where none)
         self.cols: dict = {}  # a helper column's label -> its column
         self.inner_cells: dict = {}  # (row, variable) -> (its answer cell, its message cell, the question)
         self.miss: list = []  # per row: its shortfall cell (runtime/choose.closest reads them)
@@ -240,7 +241,7 @@ class SearchSheet:
     def _row_hardware(self, r: int, scope, lookups, defaults) -> list:
         """The row's catalog values and defaults in helper columns; returns their tests (a number, in its domain)."""
         m, chain = self.model, self.chain
-        c, tests = self.helper, []
+        c, tests, lacks = self.helper, [], xl.Str("")
         for p in lookups:
             param = m.params[p]
             rng, ids = chain.catalog[(param.source, param.field_name)], chain.catalog[(param.source, "ids")]
@@ -250,6 +251,10 @@ class SearchSheet:
             tests.append(xl.fn("ISNUMBER", cell))
             self.cols[p] = c
             c += 1
+        for p, test in reversed(list(zip(lookups, tests))):  # the first value the entry lacks, as the solver names it
+            param = m.params[p]
+            lacks = xl.fn("IF", test, lacks, concat(scope.slots[f"#{param.source}"][0], xl.Str(f" has no value for {param.field_name}")))
+        self.lacking.append(lacks)
         for a in defaults:
             var = m.variables[a.name]
             f = exact(var.factor)
@@ -280,17 +285,45 @@ class SearchSheet:
                 sh.section(self.workings, "Inner questions at each configuration: the answer rule's workings (folded rows)")
                 self.workings += 1
             value = chosen.inner[k][i]
+            f = exact(self.model.variables[var].factor)
+            parts = {part.rule.question.name: part for _, part in pq.parts}
+            answers = self._part_answers(i, k, parts)
+            # a row whose answer needed the joint search (no condition's own answer is it) shows the solver's number
+            joint = parts and value is not None and not any(a is not None and abs(a.base - value) <= abs(value) * 1e-12 for a in answers.values())
+            binding = () if joint else ("",)
+            at = AtRow(self.chain, sh, scope, {**{n: p.rule for n, p in parts.items()}, q.name: pq.rule}, {**answers, q.name: Answered(value, binding=binding) if value is not None else None})
+            for name, a in answers.items():  # each condition's own answer first: the combined rule reads them (question.py)
+                r = self.workings
+                sh.text(r, 1, f"#{i + 1} {name}", font=GREY_FONT)
+                self.workings = QuestionCells(at, name).write(r, r + 1)
+                scope.slots[f"?{name}"] = (xl.Cell(f"$B${r}", float(a.base / f) if a is not None else xl.NA), f)
             answer_row = self.workings
             sh.text(answer_row, 1, f"#{i + 1} {q.name}", font=BOLD)
             sh.text(answer_row, 3, self.model.variables[var].unit)
-            self.workings = QuestionCells(AtRow(self.chain, sh, scope, pq.rule, Answered(value) if value is not None else None), q.name).write(answer_row, answer_row + 1)
-            f = exact(self.model.variables[var].factor)
+            self.workings = QuestionCells(at, q.name).write(answer_row, answer_row + 1)
             cached = float(value / f) if value is not None else xl.NA
             answer = xl.Cell(f"$B${answer_row}", cached)
             message = xl.Cell(f"$D${answer_row}", self.book.cached.get((sh.ws.title, f"D{answer_row}")))
             scope.slots[var] = (answer, f)
             self.inner_cells[(i, var)] = (answer, message, q.name)
             self.book.manifest.cells[self.key("inner", i, var)] = (sh.ws.title, f"B{answer_row}")
+
+    def _part_answers(self, i: int, k: int, parts: dict) -> dict:
+        """Row i's answer of each condition of its k-th inner question alone (the cells' cached values; None: none)."""
+        if not hasattr(self.pc.at[self.pc.hardware[i]], "program"):  # its catalog entry lacks a value: no answers
+            return dict.fromkeys(parts)
+        g = choosing.givens(self.pc, i, dict(self.chain.report.given))
+        for (var, _), values in zip(self.search.inner[:k], self.chosen.inner):
+            if values[i] is None:  # an earlier inner question has no answer here: nor have these
+                return dict.fromkeys(parts)
+            g[var] = values[i]
+        out = {}
+        for name, part in parts.items():
+            try:
+                out[name] = ask(part, g)
+            except NoAnswerError:
+                out[name] = None
+        return out
 
     def _model(self, i: int) -> None:
         """Row i's inner answers, the model at the configuration, its conditions, goals, what failed and why."""
@@ -343,7 +376,7 @@ class SearchSheet:
         failed = self._failed(hw, ok, inner, statuses, parts)
         self.cols["failed"] = c
         self.failed_cells.append(self.put(r, c, failed, chosen.failed[i]))
-        why = self._why(self.failed_cells[-1], inner, statuses, parts)
+        why = self._why(self.failed_cells[-1], inner, statuses, parts, self.lacking[i])
         self.put(r, self.col_why, why)  # the solver's words, but its numbers as the workbook rounds them
         sh.ws.cell(row=r, column=self.col_why).alignment = WRAP
         if self.col_why < self.last_col:
@@ -381,9 +414,9 @@ class SearchSheet:
             out = xl.fn("IF", xl.fn("ISNUMBER", answer), out, xl.Str(qname))
         return xl.fn("IF", hw, out, xl.Str(NO_VALUE))  # an entry without a value the model reads: before its inner questions
 
-    def _why(self, failed, inner, statuses, parts):
+    def _why(self, failed, inner, statuses, parts, lacks):
         """The first failure in words: the inner question's message, a condition's sides, or no value."""
-        out = xl.Str(f"{NO_VALUE} here: a value outside its domain, a division by zero, or a catalog value the entry lacks")
+        out = xl.fn("IF", xl.op("=", lacks, xl.Str("")), xl.Str(f"{NO_VALUE} here: a value outside its domain or a division by zero"), lacks)
         for st, (label, text, _, fails) in reversed(list(zip(statuses, parts))):
             out = xl.fn("IF", xl.op("=", failed, xl.Str(label)), xl.fn("IF", xl.op("=", st, n(-1)), xl.Str(f"{label}: {text} has no value here"), fails), out)
         for _, message, qname in reversed(inner):

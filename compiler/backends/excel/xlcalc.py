@@ -82,6 +82,12 @@ def _finite(x: float):
     return x if math.isfinite(x) else NUM
 
 
+def _approx_equal(a: float, b: float) -> bool:
+    """LibreOffice's rtl::math::approxEqual: a sum or difference within 2^-48 of its operands is 0 there (approxAdd,
+    approxSub), so a root that is 0 in exact arithmetic is 0 in its cells, not -3e-17 (and admissible where >= 0)."""
+    return a == b or abs(a - b) < abs(a) * 2.0**-48
+
+
 def _op(node: Op):
     o = node.op
     a = value(node.left)
@@ -100,9 +106,9 @@ def _op(node: Op):
             return x
     try:
         if o == "+":
-            return _finite(a + b)
+            return 0.0 if a * b < 0 and _approx_equal(a, -b) else _finite(a + b)
         if o == "-":
-            return _finite(a - b)
+            return 0.0 if a * b > 0 and _approx_equal(a, b) else _finite(a - b)
         if o == "*":
             return _finite(a * b)
         if o == "/":
