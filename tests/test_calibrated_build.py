@@ -151,7 +151,7 @@ def test_recalculated_calibrated_workbook_matches_the_report(project, tmp_path):
             want[key] = "reference"
     n, wrong = compare(book, manifest, want)
     assert not wrong and n > 30, "\n".join(wrong[:20])
-    assert not error_cells(book)
+    assert not error_cells(book, manifest)
     sheet, coord = manifest.cells[("goodput", "question", "max_batch")]
     assert book[sheet][coord].value == CALIBRATED_BATCH
     assert openpyxl.load_workbook(cleared, data_only=True)[sheet][coord].value == 64

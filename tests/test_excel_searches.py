@@ -2,16 +2,19 @@
 
 One workbook holds tests/models/searches.yaml (a value-set objective, a free variable's golden-section
 optimum, a GPU x TP grid with an inner question and a memory condition, a frontier; and a check of a search),
-tensor-parallel (two conditions, one binding) and speculative-decoding (64 draft lengths, a sum per row).
+tensor-parallel (two conditions, one binding), speculative-decoding (64 draft lengths, a sum per row) and
+deployment (an inner question of two conditions at each GPU x TP, each condition's answer laid out per row and
+combined; a frontier over 288 configurations).
 LibreOffice and Gnumeric recalculate copies of it (every cached value replaced by -12345) and each search
 sheet is compared with the solver's Chosen at the same inputs (chainc.ask):
 
 - 'stale': the build's inputs;
 - 'target15', 'target40': tpot_target typed as 15 and 40 ms/token (max_batch, so the cheapest, moves),
-  tensor-parallel's batch 256, speculative-decoding's acceptance 0.9;
+  tensor-parallel's batch 256, speculative-decoding's acceptance 0.9; deployment's TPOT target 15 ms, its TTFT
+  target 50 ms (the B200 at TP 8);
 - 'catalog': h100-sxm's price typed in the Catalog sheet (2 USD/h: the cheapest GPU changes) and the
   searches sheet's GPU dropdown set to h200 (the searches that do not vary the GPU follow it);
-- 'none': no configuration meets the conditions (tpot_target 5; tensor-parallel at batch 100,000): #N/A,
+- 'none': no configuration meets the conditions (tpot_target 5 here and in deployment; tensor-parallel at batch 100,000): #N/A,
   the closest row and its why.
 """
 
@@ -34,7 +37,7 @@ from .conftest import CI, ROOT
 from .test_excel import close, stale_copy
 from .tools import require
 
-MODELS = (str(ROOT / "tests" / "models" / "searches.yaml"), "tensor-parallel", "speculative-decoding")
+MODELS = (str(ROOT / "tests" / "models" / "searches.yaml"), "tensor-parallel", "speculative-decoding", "deployment")
 # a check of a search's chosen GPU (its id, compared as text) and configuration: appended to searches.yaml's copy
 CHECK = """  - about: "the cheapest at 20 ms/token: h200 at tp 8, 705 sequences"
     question: cheapest
@@ -42,10 +45,10 @@ CHECK = """  - about: "the cheapest at 20 ms/token: h200 at tp 8, 705 sequences"
 """
 CASES = {
     "stale": ({}, {}),
-    "target15": ({"searches": {"tpot_target": 15}}, {}),
-    "target40": ({"searches": {"tpot_target": 40}, "tensor-parallel": {"batch": 256}, "speculative-decoding": {"acceptance": 0.9}}, {}),
+    "target15": ({"searches": {"tpot_target": 15}, "deployment": {"tpot_target": 15}}, {}),
+    "target40": ({"searches": {"tpot_target": 40}, "tensor-parallel": {"batch": 256}, "speculative-decoding": {"acceptance": 0.9}, "deployment": {"ttft_target": 0.05}}, {}),
     "catalog": ({}, {"price": 2, "gpu": "h200"}),
-    "none": ({"searches": {"tpot_target": 5}, "tensor-parallel": {"batch": 100000}}, {}),
+    "none": ({"searches": {"tpot_target": 5}, "tensor-parallel": {"batch": 100000}, "deployment": {"tpot_target": 5}}, {}),
 }
 
 
@@ -53,8 +56,8 @@ def _catalog_project(tmp: Path) -> Project:
     """A project whose h100-sxm costs 2 USD/h: the solver's side of the workbook's typed catalog value."""
     (tmp / "models").mkdir(parents=True)
     shutil.copy(tmp.parent / "models" / "searches.yaml", tmp / "models" / "searches.yaml")
+    shutil.copytree(ROOT / "hardware", tmp / "hardware")  # deployment searches every GPU: the whole catalog, one price changed
     gpus = tmp / "hardware" / "gpus"
-    gpus.mkdir(parents=True)
     text = (ROOT / "hardware" / "gpus" / "h100-sxm.yaml").read_text(encoding="utf-8")
     changed = re.sub(r"price_per_hour: \{value: [0-9.]+ USD/h", "price_per_hour: {value: 2 USD/h", text)
     assert changed != text
@@ -315,7 +318,8 @@ def test_a_frontier_is_drawn_from_live_cells(book):
     wb = openpyxl.load_workbook(io.BytesIO(book["data"]))
     cached = openpyxl.load_workbook(io.BytesIO(book["data"]), data_only=True)
     chosen = book["reports"][0].searches["interactivity"]
-    ws = wb["interactivity"]
+    title = next(sheet for key, (sheet, _) in book["manifest"].cells.items() if key[:3] == ("searches", "search", "interactivity"))
+    ws = wb[title]  # deployment has a frontier of that name too: the sheets' titles tell them apart
     (chart,) = ws._charts
     every, line = chart.series
     assert chart.visible_cells_only is False  # its cells are in hidden helper columns
@@ -323,7 +327,7 @@ def test_a_frontier_is_drawn_from_live_cells(book):
     def points(series):
         ys = series.yVal.numRef.f.split("!")[1].replace("$", "")
         xs = series.xVal.numRef.f.split("!")[1].replace("$", "")
-        cells = lambda ref: [c.value for row in cached["interactivity"][ref] for c in row]  # noqa: E731
+        cells = lambda ref: [c.value for row in cached[title][ref] for c in row]  # noqa: E731
         return [(x, y) for x, y in zip(cells(xs), cells(ys)) if x != "#N/A"]
 
     want = [(v["per_user"], v["throughput"]) for v in chosen.table()]

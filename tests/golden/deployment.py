@@ -3297,10 +3297,11 @@ def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, clos
         try:
             return _from_boundary(boundary, feasible, admissible, seek, step, lo, hi, strict)
         except _NoAnswer as near:
-            if near.where not in ("neither side", "values on both sides of"):
+            if near.kind != "unbounded" and near.where != "neither side":
                 raise  # the closed form settles it (an open set has no largest value)
-            # nothing near the boundary turns the condition (a boundary computed from a searched value may lie
-            # anywhere on a ceil's step): search the whole domain before saying there is no answer, or no extreme
+            # nothing near the boundary turns the condition, or it holds past it toward an open end: a boundary
+            # computed from a searched value, or solved through a ceil, may lie anywhere on the step (ceil(r / c) = 1
+            # solved to r = c / 512): search the whole domain before saying there is no answer, or no extreme
             try:  # no point near the closed-form boundary meets the condition: search the whole domain before saying so
                 return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
             except _NoAnswer as far:

@@ -1603,7 +1603,7 @@ def max_rate_stable(
 ) -> float:
     """The highest arrival rate the prefill GPUs serve within the TTFT target and the rest of the GPUs decode: the limit of prefill_load <= 0.999 alone.
 
-    The largest arrival_rate such that prefill_load <= 0.999, as chainc's ask finds it:
+    The largest arrival_rate such that prefill_load <= 0.999, rounded down to a multiple of 0.01 request/s, as chainc's ask finds it:
     the boundary (the condition as an equation) when the condition holds on its one side,
     else the domain's upper edge when the condition holds up to it.
 
@@ -1797,7 +1797,7 @@ def max_rate_latency(
 ) -> float:
     """The highest arrival rate the prefill GPUs serve within the TTFT target and the rest of the GPUs decode: the limit of prefill_ttft <= ttft_target alone.
 
-    The largest arrival_rate such that prefill_ttft <= ttft_target, as chainc's ask finds it:
+    The largest arrival_rate such that prefill_ttft <= ttft_target, rounded down to a multiple of 0.01 request/s, as chainc's ask finds it:
     the boundary (the condition as an equation) when the condition holds on its one side,
     else the domain's upper edge when the condition holds up to it.
 
@@ -1992,7 +1992,7 @@ def max_rate_decode(
 ) -> float:
     """The highest arrival rate the prefill GPUs serve within the TTFT target and the rest of the GPUs decode: the limit of decode_gpus <= gpu_budget - prefill_gpus alone.
 
-    The largest arrival_rate such that decode_gpus <= gpu_budget - prefill_gpus, as chainc's ask finds it:
+    The largest arrival_rate such that decode_gpus <= gpu_budget - prefill_gpus, rounded down to a multiple of 0.01 request/s, as chainc's ask finds it:
     the boundary (the condition as an equation) when the condition holds on its one side,
     else the domain's upper edge when the condition holds up to it.
 
@@ -2187,7 +2187,7 @@ def max_rate(
 ) -> float:
     """The highest arrival rate the prefill GPUs serve within the TTFT target and the rest of the GPUs decode.
 
-    The largest arrival_rate such that prefill_load <= 0.999 and prefill_ttft <= ttft_target and decode_gpus <= gpu_budget - prefill_gpus, as chainc's ask finds it:
+    The largest arrival_rate such that prefill_load <= 0.999 and prefill_ttft <= ttft_target and decode_gpus <= gpu_budget - prefill_gpus, rounded down to a multiple of 0.01 request/s, as chainc's ask finds it:
     the most restrictive of the conditions' own answers (each a question of its own above), where all
     conditions hold at it; else a search of the domain with all of them together.
 
@@ -3025,7 +3025,7 @@ def _ask_max_rate_stable(
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", None, None, None, 20, True, False, False)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", 0.01, 0.01, None, 0.01, True, False, False)[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
@@ -3105,7 +3105,7 @@ def _ask_max_rate_latency(
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", None, None, None, 20, True, False, False)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", 0.01, 0.01, None, 0.01, True, False, False)[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
@@ -3185,7 +3185,7 @@ def _ask_max_rate_decode(
     except ChainError:  # no admissible boundary: the rule tests one point
         boundary = None
     try:
-        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", None, None, None, 20, True, False, False)[0]
+        return _answer(boundary, _feasible, lambda x: _admits(x, "positive", None, None), "max", 0.01, 0.01, None, 0.01, True, False, False)[0]
     except _NoAnswer as e:
         raise _question_error(
             e,
@@ -3254,7 +3254,7 @@ def _ask_max_rate(
                 raise
             limits.append((label, None, e))
     try:
-        return _combine([(label, value, e.kind if e else "answer") for label, value, e in limits], _feasible, lambda x: _admits(x, "positive", None, None), "max", None, None, None, 20, False)[0]
+        return _combine([(label, value, e.kind if e else "answer") for label, value, e in limits], _feasible, lambda x: _admits(x, "positive", None, None), "max", 0.01, 0.01, None, 0.01, False)[0]
     except _NoAnswer as e:
         if e.kind == "infeasible" and isinstance(e.at, tuple):  # conditions that hold nowhere: their own messages
             raise _nowhere("max_rate", [err for label, _, err in limits if label in e.at]) from None
@@ -4966,10 +4966,11 @@ def _answer(boundary, feasible, admissible, seek: str, step, lo, hi, probe, clos
         try:
             return _from_boundary(boundary, feasible, admissible, seek, step, lo, hi, strict)
         except _NoAnswer as near:
-            if near.where not in ("neither side", "values on both sides of"):
+            if near.kind != "unbounded" and near.where != "neither side":
                 raise  # the closed form settles it (an open set has no largest value)
-            # nothing near the boundary turns the condition (a boundary computed from a searched value may lie
-            # anywhere on a ceil's step): search the whole domain before saying there is no answer, or no extreme
+            # nothing near the boundary turns the condition, or it holds past it toward an open end: a boundary
+            # computed from a searched value, or solved through a ceil, may lie anywhere on the step (ceil(r / c) = 1
+            # solved to r = c / 512): search the whole domain before saying there is no answer, or no extreme
             try:  # no point near the closed-form boundary meets the condition: search the whole domain before saying so
                 return _from_search(feasible, admissible, seek, step, lo, hi, probe, integer, values)
             except _NoAnswer as far:
