@@ -38,18 +38,21 @@ def hand_written(mod):
     """goodput.solve() as a person would write it: the same formulas and record, no domain checks, no error wording."""
     Solution, GPUS, LLMS = mod.Solution, mod.GPUS, mod.LLMS
     has_memory = "memory" in Solution.__dataclass_fields__
+    has_efficiency = "bandwidth_efficiency" in Solution.__dataclass_fields__  # issue 20's terms, neutral by default
 
-    def solve(*, gpu="h100-sxm", llm="llama-3.1-8b", weight_bytes=None, kv_bytes_per_token=None, bandwidth=None, memory=None, context=2048, batch=64, tpot_target=10):
+    def solve(*, gpu="h100-sxm", llm="llama-3.1-8b", weight_bytes=None, kv_bytes_per_token=None, bandwidth=None, memory=None, bandwidth_efficiency=1, step_overhead=0, context=2048, batch=64, tpot_target=10):
         g, m = GPUS[gpu], LLMS[llm]
         w = (m["weight_bytes"] if weight_bytes is None else weight_bytes) * 8e9
         kv = (m["kv_bytes_per_token"] if kv_bytes_per_token is None else kv_bytes_per_token) * 8
         bw = (g["memory_bandwidth"] if bandwidth is None else bandwidth) * 8e12
         mem = (g.get("memory", 0) if memory is None else memory) * 8e9
         step_bytes = w + batch * context * kv
-        tpot = step_bytes / bw
+        tpot = step_bytes / (bandwidth_efficiency * bw) + step_overhead / 1000
         throughput = batch / tpot
         goodput = throughput if tpot <= tpot_target / 1000 else 0
         extra = {"memory": mem / 8e9} if has_memory else {}  # goodput gained the GPU's memory after the baseline
+        if has_efficiency:
+            extra.update(bandwidth_efficiency=bandwidth_efficiency, step_overhead=step_overhead)
         return Solution(
             weight_bytes=w / 8e9,
             kv_bytes_per_token=kv / 8,
