@@ -40,7 +40,9 @@ def hand_written(mod):
     has_memory = "memory" in Solution.__dataclass_fields__
     has_efficiency = "bandwidth_efficiency" in Solution.__dataclass_fields__  # issue 20's terms, neutral by default
 
-    def solve(*, gpu="h100-sxm", llm="llama-3.1-8b", weight_bytes=None, kv_bytes_per_token=None, bandwidth=None, memory=None, bandwidth_efficiency=1, step_overhead=0, context=2048, batch=64, tpot_target=10):
+    def solve(
+        *, gpu="h100-sxm", llm="llama-3.1-8b", weight_bytes=None, kv_bytes_per_token=None, bandwidth=None, memory=None, bandwidth_efficiency=1, step_overhead=0, context=2048, batch=64, tpot_target=10
+    ):
         g, m = GPUS[gpu], LLMS[llm]
         w = (m["weight_bytes"] if weight_bytes is None else weight_bytes) * 8e9
         kv = (m["kv_bytes_per_token"] if kv_bytes_per_token is None else kv_bytes_per_token) * 8
